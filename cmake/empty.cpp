@@ -1,0 +1,1 @@
+// Intentionally empty: placeholder source for a module folder with no .cpp yet.

@@ -1,0 +1,68 @@
+// Iterator: a bidirectional cursor over the user keys of a transaction's view, restricted to the
+// range it was created for ([start, end)).
+//
+// An iterator sees the transaction's snapshot merged with the transaction's own uncommitted
+// writes as they were when the iterator was created (later writes by the transaction are not
+// seen by it). Deleted keys are skipped. A new iterator is unpositioned: call seek_first(),
+// seek_last() or seek() before reading.
+//
+// key() and value() views stay valid until the iterator moves or is destroyed. An error (I/O,
+// corruption) makes the iterator invalid; status() then says why. Iterating to the end is not an
+// error: valid() becomes false and status() stays OK.
+//
+// Thread safety: one iterator is used by one thread at a time. It keeps the data it reads alive
+// by itself, so it may outlive its transaction and its tree handle (not the process).
+// Copying: movable, not copyable.
+
+#ifndef SKV_ITERATOR_H_
+#define SKV_ITERATOR_H_
+
+#include <memory>
+#include <string_view>
+
+#include "skv/status.h"
+
+namespace skv {
+
+class IteratorImpl;
+
+class Iterator {
+ public:
+  explicit Iterator(std::unique_ptr<IteratorImpl> impl);
+  Iterator(Iterator&&) noexcept;
+  Iterator& operator=(Iterator&&) noexcept;
+  Iterator(const Iterator&) = delete;
+  Iterator& operator=(const Iterator&) = delete;
+  ~Iterator();
+
+  bool valid() const;
+
+  // Positions at the first key of the range. Returns status().
+  Status seek_first();
+  // Positions at the last key of the range. Returns status().
+  Status seek_last();
+  // Positions at the first key >= `key` inside the range. Returns status().
+  Status seek(std::string_view key);
+  // REQUIRES: valid(). Moves to the next key; invalid past the end. Returns status().
+  Status next();
+  // REQUIRES: valid(). Moves to the previous key; invalid before the start. Returns status().
+  Status prev();
+
+  // REQUIRES: valid(). The user key.
+  std::string_view key() const;
+  // REQUIRES: valid(). The value. A keys-only iterator (Transaction::keys) returns
+  // InvalidArgument: it never reads values.
+  Result<std::string_view> value() const;
+  // The commit timestamp (nanoseconds) of the current entry; 0 for the transaction's own
+  // uncommitted writes. REQUIRES: valid().
+  uint64_t timestamp() const;
+
+  Status status() const;
+
+ private:
+  std::unique_ptr<IteratorImpl> impl_;
+};
+
+}  // namespace skv
+
+#endif  // SKV_ITERATOR_H_

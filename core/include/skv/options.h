@@ -1,0 +1,90 @@
+// Options: how a tree is configured. Set them through TreeBuilder (tree.h); this header holds the
+// plain struct and the enums.
+//
+// Thread safety: a plain value type, copyable.
+
+#ifndef SKV_OPTIONS_H_
+#define SKV_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace skv {
+
+class Platform;
+
+// When a commit is acknowledged relative to its WAL write reaching stable storage.
+enum class Durability : uint8_t {
+  // The commit is written to the WAL but not synced before it completes. A crash may lose the
+  // most recent such commits, never a commit acknowledged as Immediate, and never a middle one:
+  // what survives is always a prefix of the commit order.
+  Eventual = 0,
+  // The commit completes only after its WAL write is synced (shared with the other commits of
+  // its group, so concurrent commits share one sync).
+  Immediate = 1,
+};
+
+enum class Compression : uint8_t {
+  None = 0,
+  Zstd = 1,
+};
+
+// What a transaction may do.
+enum class Mode : uint8_t {
+  ReadWrite = 0,
+  ReadOnly = 1,   // reads only; writes fail with Code::ReadOnly
+  WriteOnly = 2,  // blind writes only; reads fail with Code::InvalidArgument; no conflict checks
+};
+
+// Limits on single entries. Larger ones are refused with Code::InvalidArgument.
+constexpr size_t kMaxKeySize = 64 * 1024 - 1;
+constexpr size_t kMaxValueSize = 64 * 1024 * 1024;
+
+struct Options {
+  // Where the database lives (a directory natively).
+  std::string path;
+  // The platform that provides storage, time and background threads. Null means
+  // default_platform() of the linked platform library.
+  std::shared_ptr<Platform> platform;
+  bool create_if_missing = true;
+
+  // Size at which the active memtable is frozen and queued for flushing.
+  size_t memtable_size = 64 * 1024 * 1024;
+  // Frozen memtables that may wait for a flush before writers are stalled.
+  int max_immutable_memtables = 2;
+
+  // Target uncompressed size of an SSTable data block.
+  size_t block_size = 64 * 1024;
+  // Restart interval of prefix compression inside a block.
+  int block_restart_interval = 16;
+  // Hard capacity of the block cache, in bytes (0 disables the cache).
+  size_t block_cache_capacity = 64 * 1024 * 1024;
+  Compression compression = Compression::Zstd;
+  int zstd_level = 1;
+  // Bloom filter bits per key (0 disables filters).
+  int bloom_bits_per_key = 10;
+
+  // Number of levels, L0 included.
+  int level_count = 7;
+  // L0 file count that triggers a compaction into L1.
+  int l0_compaction_trigger = 4;
+  // L0 file count at which writers are stalled until compaction catches up.
+  int l0_stop_writes_trigger = 20;
+  // Target size of L1; each deeper level is level_multiplier times larger.
+  uint64_t level_base_bytes = 256ull * 1024 * 1024;
+  int level_multiplier = 10;
+  // Compaction outputs are split at about this size.
+  uint64_t target_file_size = 64ull * 1024 * 1024;
+
+  // Durability of a commit whose transaction did not choose one.
+  Durability default_durability = Durability::Eventual;
+
+  // Size at which the WAL moves to a new segment (besides every memtable switch).
+  uint64_t wal_segment_size = 64ull * 1024 * 1024;
+};
+
+}  // namespace skv
+
+#endif  // SKV_OPTIONS_H_

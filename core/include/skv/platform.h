@@ -1,0 +1,212 @@
+// The platform interface: everything the core needs from the machine it runs on.
+//
+// The core sees storage through two shapes of file, chosen to fit what it stores:
+//   - LogFile / LogStore: append-only files that are read back in order or by position (WAL
+//     segments, the manifest, the value log).
+//   - ObjectWriter / ObjectReader / ObjectStore: immutable objects written once from start to end,
+//     then read at random offsets (SSTables).
+// plus a Storage that groups both for one database, a Clock and an Executor.
+//
+// Exactly one platform is linked into a program (POSIX natively, OPFS in the browser, the
+// in-memory one for tests and in-memory trees); the core never includes a platform header.
+//
+// Thread safety: Storage, LogStore, ObjectStore, Clock and Executor must be safe to call from
+// several threads at once. A LogFile or ObjectWriter is used by one thread at a time, except that
+// LogFile::read_at and ObjectReader::read_at may run concurrently with each other and with appends
+// to a different region.
+//
+// Errors: every failure is a Status whose message names the file. Running out of space is
+// Code::Quota; any other failure of the underlying system is Code::IO.
+
+#ifndef SKV_PLATFORM_H_
+#define SKV_PLATFORM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skv/status.h"
+
+namespace skv {
+
+// An append-only file. Appended bytes are readable at once; they are durable only after sync().
+class LogFile {
+ public:
+  LogFile() = default;
+  LogFile(const LogFile&) = delete;
+  LogFile& operator=(const LogFile&) = delete;
+  virtual ~LogFile() = default;
+
+  virtual const std::string& name() const = 0;
+
+  // Appends `data` at the end of the file.
+  virtual Status append(std::string_view data) = 0;
+
+  // Makes every byte appended so far durable (fdatasync natively, flush() in OPFS).
+  virtual Status sync() = 0;
+
+  // Current size in bytes, appended-but-unsynced bytes included.
+  virtual uint64_t size() const = 0;
+
+  // Reads up to `n` bytes at `offset`. On success *result points at the bytes read, which are
+  // either in `scratch` (which must hold n bytes) or in memory owned by the file that stays valid
+  // until the file is closed. A read that reaches the end of the file returns fewer bytes; a read
+  // at or past the end returns none. Neither is an error.
+  virtual Status read_at(uint64_t offset, size_t n, char* scratch,
+                         std::string_view* result) const = 0;
+
+  // Shrinks the file to `size` bytes (used to cut a torn tail during recovery). Durable after
+  // sync().
+  virtual Status truncate(uint64_t size) = 0;
+
+  // Releases the file. Unsynced bytes are not made durable. Idempotent.
+  virtual Status close() = 0;
+};
+
+class LogStore {
+ public:
+  virtual ~LogStore() = default;
+
+  // Creates a new empty file named `name`, replacing any file of that name.
+  virtual Result<std::unique_ptr<LogFile>> create(const std::string& name) = 0;
+
+  // Opens an existing file for reading and appending at its end. NotFound if it does not exist.
+  virtual Result<std::unique_ptr<LogFile>> open(const std::string& name) = 0;
+
+  // Removes a file. NotFound if it does not exist. Durable after Storage::sync_dir().
+  virtual Status remove(const std::string& name) = 0;
+
+  // The names of every log file, in no particular order.
+  virtual Result<std::vector<std::string>> list() = 0;
+};
+
+// Writes one immutable object from start to end. Exactly one of finish() or abort() ends it; a
+// writer destroyed without either aborts.
+class ObjectWriter {
+ public:
+  ObjectWriter() = default;
+  ObjectWriter(const ObjectWriter&) = delete;
+  ObjectWriter& operator=(const ObjectWriter&) = delete;
+  virtual ~ObjectWriter() = default;
+
+  virtual Status append(std::string_view data) = 0;
+  virtual uint64_t size() const = 0;
+
+  // Makes the whole object durable and readable under its name. The directory entry itself is
+  // durable only after Storage::sync_dir().
+  virtual Status finish() = 0;
+
+  // Discards the object. Never fails; best effort.
+  virtual void abort() = 0;
+};
+
+// Random-access reads of a finished object. read_at may be called from several threads at once.
+class ObjectReader {
+ public:
+  ObjectReader() = default;
+  ObjectReader(const ObjectReader&) = delete;
+  ObjectReader& operator=(const ObjectReader&) = delete;
+  virtual ~ObjectReader() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual uint64_t size() const = 0;
+
+  // Same contract as LogFile::read_at.
+  virtual Status read_at(uint64_t offset, size_t n, char* scratch,
+                         std::string_view* result) const = 0;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // Starts writing a new object. InvalidArgument if an object of that name exists.
+  virtual Result<std::unique_ptr<ObjectWriter>> create(const std::string& name) = 0;
+
+  // Opens a finished object. NotFound if it does not exist.
+  virtual Result<std::unique_ptr<ObjectReader>> open(const std::string& name) = 0;
+
+  // Removes an object. NotFound if it does not exist. Durable after Storage::sync_dir().
+  virtual Status remove(const std::string& name) = 0;
+
+  virtual Result<std::vector<std::string>> list() = 0;
+};
+
+// The storage of one open database: a directory natively, a slot pool in OPFS. While a Storage
+// object exists it holds the database's exclusive lock; destroying it releases the lock.
+class Storage {
+ public:
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  virtual ~Storage() = default;
+
+  // Where this storage lives, for messages ("data/mydb", "opfs:mydb", "mem:mydb").
+  virtual const std::string& location() const = 0;
+
+  virtual LogStore& logs() = 0;
+  virtual ObjectStore& objects() = 0;
+
+  // Makes every create, remove and pointer write so far durable (fsync of the directory
+  // natively; a no-op where it means nothing).
+  virtual Status sync_dir() = 0;
+
+  // Atomically replaces the small record `name` (e.g. "CURRENT") with `contents`: after a crash
+  // a reader sees either the old or the new contents, never a mix. Durable when it returns OK.
+  virtual Status write_pointer(const std::string& name, std::string_view contents) = 0;
+
+  // Reads a record written by write_pointer. NotFound if there is none.
+  virtual Result<std::string> read_pointer(const std::string& name) = 0;
+};
+
+// Time source. Fakeable in tests and simulation.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Nanoseconds since the Unix epoch.
+  virtual uint64_t now_nanos() = 0;
+};
+
+// Runs background work (flush, compaction). Natively a small thread pool; in wasm and in
+// deterministic tests a queue whose tasks run when run_pending() is called.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+
+  // Queues `task`. It runs later, on another thread if concurrent(), otherwise inside a later
+  // run_pending() call.
+  virtual void schedule(std::function<void()> task) = 0;
+
+  // True if scheduled tasks make progress without run_pending() being called.
+  virtual bool concurrent() const = 0;
+
+  // Runs up to `max_tasks` queued tasks on the calling thread; returns how many ran. A
+  // concurrent executor may run none and return 0.
+  virtual size_t run_pending(size_t max_tasks) = 0;
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+
+  // Opens the database storage at `path` and takes its exclusive lock. Creates it first when
+  // `create_if_missing` is true, else NotFound if it does not exist. Busy if the database is
+  // already open, in this process or in another one.
+  virtual Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
+                                                        bool create_if_missing) = 0;
+
+  virtual Clock& clock() = 0;
+  virtual Executor& executor() = 0;
+};
+
+// The platform a TreeBuilder uses when none is given. Defined by the platform library the program
+// links (the native library links the POSIX platform with a thread pool).
+std::shared_ptr<Platform> default_platform();
+
+}  // namespace skv
+
+#endif  // SKV_PLATFORM_H_

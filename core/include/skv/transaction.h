@@ -1,0 +1,89 @@
+// Transaction: a unit of reads and writes against one consistent snapshot of a tree.
+//
+// A transaction reads the snapshot taken by Tree::begin() plus its own writes (read your own
+// writes). Writes are buffered in the transaction and reach the tree only when commit() succeeds.
+// Isolation is snapshot isolation with optimistic concurrency: at commit, if another transaction
+// committed a write to any key this one writes after this one's snapshot was taken, this commit
+// fails with Code::Conflict (first committer wins) and changes nothing; retry with a new
+// transaction. Read-only transactions never conflict.
+//
+// After commit() or rollback() the transaction is finished and every further call returns
+// Code::Closed. Destroying an unfinished transaction rolls it back.
+//
+// Keys must be 1..kMaxKeySize bytes, values at most kMaxValueSize bytes (options.h); violations
+// return Code::InvalidArgument and change nothing. Ranges are [start, end): an empty `start` means
+// "from the first key", an empty `end` means "to the last key".
+//
+// Thread safety: one transaction is used by one thread at a time; different transactions may be
+// used from different threads at once. Copying: movable, not copyable.
+
+#ifndef SKV_TRANSACTION_H_
+#define SKV_TRANSACTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "skv/future.h"
+#include "skv/iterator.h"
+#include "skv/options.h"
+#include "skv/status.h"
+
+namespace skv {
+
+class TransactionImpl;
+
+class Transaction {
+ public:
+  explicit Transaction(std::unique_ptr<TransactionImpl> impl);
+  Transaction(Transaction&&) noexcept;
+  Transaction& operator=(Transaction&&) noexcept;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+
+  Mode mode() const;
+
+  // Buffers a write of `value` under `key`. ReadOnly on a read-only transaction.
+  Status set(std::string_view key, std::string_view value);
+  // Buffers a delete of `key` (deleting a missing key is not an error).
+  Status del(std::string_view key);
+
+  // The value of `key` in this transaction's view, or nullopt if it has none. The returned
+  // string is a copy owned by the caller.
+  Result<std::optional<std::string>> get(std::string_view key) const;
+
+  // A key-value iterator over [start, end).
+  Result<Iterator> range(std::string_view start, std::string_view end) const;
+  // A keys-only iterator over [start, end): it never reads or copies values.
+  Result<Iterator> keys(std::string_view start, std::string_view end) const;
+  // The number of live keys in [start, end) (reads no values).
+  Result<uint64_t> count(std::string_view start, std::string_view end) const;
+
+  // How commit() waits for the WAL. Defaults to the tree's default durability.
+  void set_durability(Durability durability);
+
+  // Commits the buffered writes. The future completes with OK once they are visible to new
+  // transactions (and synced, for Durability::Immediate), or with the error that stopped them
+  // (Conflict, IO, Closed, ...), in which case nothing was applied. A transaction with no writes
+  // completes at once with OK. The transaction is finished either way.
+  CommitFuture commit();
+
+  // Discards the buffered writes and finishes the transaction.
+  Status rollback();
+
+  // Marks the current state of the buffered writes; savepoints nest.
+  Status set_savepoint();
+  // Undoes the buffered writes made since the most recent savepoint and removes it.
+  // InvalidArgument if there is none.
+  Status rollback_to_savepoint();
+
+ private:
+  std::unique_ptr<TransactionImpl> impl_;
+};
+
+}  // namespace skv
+
+#endif  // SKV_TRANSACTION_H_

@@ -1,0 +1,116 @@
+// Tree and TreeBuilder: opening, using and closing an skv database.
+//
+//   skv::Result<skv::Tree> tree = skv::TreeBuilder().with_path("data/mydb").build();
+//   skv::Transaction tx = std::move(tree->begin().value());
+//   (void)tx.set("user:001", "Alice");
+//   skv::Status s = tx.commit().wait();
+//
+// A Tree is a handle: copies share one open database, and the database stays open until close()
+// is called (by any copy) or the last copy is destroyed. Opening replays the write-ahead log, so
+// every commit acknowledged before a crash as durable is there after reopening. Only one Tree may
+// have a database open at a time, in any process: a second open fails with Code::Busy.
+//
+// Background work (flushing memtables, compacting levels) runs on the platform's Executor. If
+// writes come in faster than it can keep up, commits are slowed (write stalls) so memory stays
+// bounded. A background failure is sticky: later writes fail with its cause.
+//
+// Thread safety: a Tree may be used from many threads at once.
+
+#ifndef SKV_TREE_H_
+#define SKV_TREE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "skv/future.h"
+#include "skv/options.h"
+#include "skv/platform.h"
+#include "skv/status.h"
+#include "skv/transaction.h"
+
+namespace skv {
+
+class TreeImpl;
+
+// Counters describing a tree's current shape, for tools and tests.
+struct TreeStats {
+  uint64_t last_sequence = 0;     // sequence number of the newest visible commit
+  uint64_t memtable_bytes = 0;    // active memtable
+  int immutable_memtables = 0;    // frozen, waiting to be flushed
+  int files_per_level[16] = {};   // SSTables per level (L0 first)
+  uint64_t bytes_per_level[16] = {};
+  int level_count = 0;
+  uint64_t flushes = 0;           // memtable flushes completed since open
+  uint64_t compactions = 0;       // compactions completed since open
+  uint64_t stalls = 0;            // commits that waited for background work
+  uint64_t block_cache_usage = 0; // bytes held by the block cache
+};
+
+class Tree {
+ public:
+  explicit Tree(std::shared_ptr<TreeImpl> impl);
+  Tree(const Tree&) = default;
+  Tree& operator=(const Tree&) = default;
+  Tree(Tree&&) noexcept = default;
+  Tree& operator=(Tree&&) noexcept = default;
+  ~Tree();
+
+  // Starts a read-write transaction on a snapshot of the current state.
+  Result<Transaction> begin() const;
+  // Starts a transaction in the given mode.
+  Result<Transaction> begin_with_mode(Mode mode) const;
+
+  // Freezes the active memtable and writes it to an L0 table; the future completes when that
+  // table is durable and recorded (OK at once if the memtable is empty).
+  Future<Status> flush() const;
+  // Compacts every level down to the last non-empty one and waits for it. For tools and tests.
+  Status compact_all() const;
+
+  TreeStats stats() const;
+  const Options& options() const;
+
+  // Waits for commits in flight, stops background work, syncs the WAL and releases the
+  // database. Later calls on this tree (or its transactions) return Code::Closed. Idempotent.
+  Status close() const;
+
+ private:
+  std::shared_ptr<TreeImpl> impl_;
+};
+
+// Collects options and opens a tree. Every with_* returns *this so calls chain.
+// Thread safety: a builder is used by one thread. Copyable.
+class TreeBuilder {
+ public:
+  TreeBuilder() = default;
+
+  TreeBuilder& with_path(std::string path);
+  TreeBuilder& with_platform(std::shared_ptr<Platform> platform);
+  TreeBuilder& with_create_if_missing(bool create);
+  TreeBuilder& with_memtable_size(size_t bytes);
+  TreeBuilder& with_max_immutable_memtables(int count);
+  TreeBuilder& with_block_size(size_t bytes);
+  TreeBuilder& with_block_cache_capacity(size_t bytes);
+  TreeBuilder& with_compression(Compression compression);
+  TreeBuilder& with_bloom_bits_per_key(int bits);
+  TreeBuilder& with_level_count(int levels);
+  TreeBuilder& with_level_base_bytes(uint64_t bytes);
+  TreeBuilder& with_level_multiplier(int multiplier);
+  TreeBuilder& with_target_file_size(uint64_t bytes);
+  TreeBuilder& with_l0_compaction_trigger(int files);
+  TreeBuilder& with_default_durability(Durability durability);
+  TreeBuilder& with_options(Options options);
+
+  const Options& options() const { return options_; }
+
+  // Opens (or creates) the tree. InvalidArgument for bad options (named), Busy if the database
+  // is open elsewhere, Corruption (naming the file and offset) if stored data fails its checks.
+  Result<Tree> build() const;
+
+ private:
+  Options options_;
+};
+
+}  // namespace skv
+
+#endif  // SKV_TREE_H_
