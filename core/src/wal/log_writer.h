@@ -1,0 +1,47 @@
+// LogWriter: appends framed records (log_format.h) to a LogFile.
+//
+// Thread safety: one writer is used by one thread at a time (the commit leader, or the version
+// set under its lock).
+
+#ifndef SKV_WAL_LOG_WRITER_H_
+#define SKV_WAL_LOG_WRITER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/file_header.h"
+#include "skv/platform.h"
+#include "skv/status.h"
+
+namespace skv::log {
+
+class Writer {
+ public:
+  // Takes ownership of `file`. If the file is empty, the header `header` is written first (with
+  // the first append); a non-empty file is assumed to already start with a valid header.
+  Writer(std::unique_ptr<LogFile> file, const FileHeader& header);
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+  ~Writer();
+
+  // Appends one record. InvalidArgument if the payload is empty or too large.
+  Status add_record(std::string_view payload);
+  // Appends several records with a single LogFile::append (group commit).
+  Status add_records(const std::vector<std::string_view>& payloads);
+  // LogFile::sync().
+  Status sync();
+  uint64_t size() const;
+  const std::string& name() const;
+  Status close();
+
+ private:
+  std::unique_ptr<LogFile> file_;
+  std::string pending_header_;
+  std::string buf_;
+};
+
+}  // namespace skv::log
+
+#endif  // SKV_WAL_LOG_WRITER_H_
