@@ -31,12 +31,19 @@ function(skv_object name)
   target_include_directories(skv_obj_${name} PUBLIC
     ${CMAKE_CURRENT_SOURCE_DIR}/core/include ${CMAKE_CURRENT_SOURCE_DIR}/core/src
     ${CMAKE_CURRENT_SOURCE_DIR})
+  # Usage requirements of the modules this one may depend on (not their objects): every module
+  # shares the include folders above, so what passes down is the third-party libraries, collected
+  # at configure time (a $<TARGET_PROPERTY:...> chain would leave nested generator expressions
+  # unevaluated in the link line).
+  set(libs ${A_LIBS})
   foreach(d IN LISTS A_DEPS)
-    # Headers and usage requirements of the modules this one may depend on (not their objects).
-    target_link_libraries(skv_obj_${name} PUBLIC $<TARGET_PROPERTY:skv_obj_${d},INTERFACE_LINK_LIBRARIES>)
+    get_property(dep_libs GLOBAL PROPERTY SKV_MODULE_LIBS_${d})
+    list(APPEND libs ${dep_libs})
   endforeach()
-  if(A_LIBS)
-    target_link_libraries(skv_obj_${name} PUBLIC ${A_LIBS})
+  list(REMOVE_DUPLICATES libs)
+  set_property(GLOBAL PROPERTY SKV_MODULE_LIBS_${name} ${libs})
+  if(libs)
+    target_link_libraries(skv_obj_${name} PUBLIC ${libs})
   endif()
   target_compile_features(skv_obj_${name} PUBLIC cxx_std_20)
   skv_warnings(skv_obj_${name})

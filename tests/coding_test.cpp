@@ -71,7 +71,8 @@ TEST_CASE("crc32c matches the standard check values", "[crc32c]") {
   // extend() over pieces equals value() over the whole.
   std::string text = "the quick brown fox jumps over the lazy dog";
   uint32_t whole = crc32c::value(text.data(), text.size());
-  uint32_t part = crc32c::extend(crc32c::value(text.data(), 10), text.data() + 10, text.size() - 10);
+  uint32_t part =
+      crc32c::extend(crc32c::value(text.data(), 10), text.data() + 10, text.size() - 10);
   CHECK(whole == part);
   CHECK(crc32c::unmask(crc32c::mask(whole)) == whole);
   CHECK(crc32c::mask(whole) != whole);

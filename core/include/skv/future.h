@@ -1,4 +1,4 @@
-// Future<T> and Promise<T>: skv's own small one-shot future, used for commit() and close().
+// Future<T> and Promise<T>: skv's own small one-shot future, used for commit() and flush().
 //
 // A Promise is completed once, by whichever thread finishes the work; its Future can be polled
 // (ready()), waited on (wait(), natively), or given a callback (on_ready()). Unlike std::future it

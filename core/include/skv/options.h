@@ -41,6 +41,9 @@ enum class Mode : uint8_t {
 // Limits on single entries. Larger ones are refused with Code::InvalidArgument.
 constexpr size_t kMaxKeySize = 64 * 1024 - 1;
 constexpr size_t kMaxValueSize = 64 * 1024 * 1024;
+// Limit on the bytes (keys plus values) one transaction may buffer; a write past it is refused
+// with Code::InvalidArgument and the transaction stays usable.
+constexpr size_t kMaxTransactionSize = 256 * 1024 * 1024;
 
 struct Options {
   // Where the database lives (a directory natively).
@@ -80,9 +83,6 @@ struct Options {
 
   // Durability of a commit whose transaction did not choose one.
   Durability default_durability = Durability::Eventual;
-
-  // Size at which the WAL moves to a new segment (besides every memtable switch).
-  uint64_t wal_segment_size = 64ull * 1024 * 1024;
 };
 
 }  // namespace skv

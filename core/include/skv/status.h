@@ -1,8 +1,8 @@
 // Status and Result<T>: how every fallible skv call reports its outcome.
 //
 // The core never throws. A call that can fail returns a Status (success or an error code with a
-// message) or a Result<T> (a value or an error Status). Both are [[nodiscard]]: ignoring an error is
-// a compile-time warning, and our own code builds with warnings as errors.
+// message) or a Result<T> (a value or an error Status). Both are [[nodiscard]]: ignoring an error
+// is a compile-time warning, and our own code builds with warnings as errors.
 //
 // An OK Status carries no allocation, so returning one on the hot path is free. An error Status
 // owns its message; messages name the file (and offset, for corruption) when one is involved.
@@ -155,19 +155,18 @@ class [[nodiscard]] Result {
 }  // namespace skv
 
 // Internal convenience: return early on error. Used inside skv, harmless outside it.
-#define SKV_RETURN_IF_ERROR(expr)         \
-  do {                                    \
-    ::skv::Status _skv_s = (expr);        \
-    if (!_skv_s.is_ok()) return _skv_s;   \
+#define SKV_RETURN_IF_ERROR(expr)       \
+  do {                                  \
+    ::skv::Status _skv_s = (expr);      \
+    if (!_skv_s.is_ok()) return _skv_s; \
   } while (0)
 
 #define SKV_CONCAT_INNER_(a, b) a##b
 #define SKV_CONCAT_(a, b) SKV_CONCAT_INNER_(a, b)
 // SKV_ASSIGN_OR_RETURN(auto x, make_x()); declares x from a Result or returns its error.
-#define SKV_ASSIGN_OR_RETURN(decl, expr)                                    \
-  auto SKV_CONCAT_(_skv_r_, __LINE__) = (expr);                             \
-  if (!SKV_CONCAT_(_skv_r_, __LINE__).ok())                                 \
-    return SKV_CONCAT_(_skv_r_, __LINE__).status();                         \
+#define SKV_ASSIGN_OR_RETURN(decl, expr)                                                    \
+  auto SKV_CONCAT_(_skv_r_, __LINE__) = (expr);                                             \
+  if (!SKV_CONCAT_(_skv_r_, __LINE__).ok()) return SKV_CONCAT_(_skv_r_, __LINE__).status(); \
   decl = std::move(SKV_CONCAT_(_skv_r_, __LINE__)).value()
 
 #endif  // SKV_STATUS_H_

@@ -35,16 +35,19 @@ class TreeImpl;
 
 // Counters describing a tree's current shape, for tools and tests.
 struct TreeStats {
-  uint64_t last_sequence = 0;     // sequence number of the newest visible commit
-  uint64_t memtable_bytes = 0;    // active memtable
-  int immutable_memtables = 0;    // frozen, waiting to be flushed
-  int files_per_level[16] = {};   // SSTables per level (L0 first)
+  uint64_t last_sequence = 0;    // sequence number of the newest visible commit
+  uint64_t memtable_bytes = 0;   // active memtable
+  int immutable_memtables = 0;   // frozen, waiting to be flushed
+  int files_per_level[16] = {};  // SSTables per level (L0 first)
   uint64_t bytes_per_level[16] = {};
   int level_count = 0;
-  uint64_t flushes = 0;           // memtable flushes completed since open
-  uint64_t compactions = 0;       // compactions completed since open
-  uint64_t stalls = 0;            // commits that waited for background work
-  uint64_t block_cache_usage = 0; // bytes held by the block cache
+  uint64_t flushes = 0;            // memtable flushes completed since open
+  uint64_t compactions = 0;        // compactions completed since open
+  uint64_t stalls = 0;             // commits that waited for background work
+  uint64_t block_cache_usage = 0;  // bytes held by the block cache
+  uint64_t commits = 0;            // commits written to the WAL since open
+  uint64_t commit_groups = 0;      // WAL writes that carried them (group commit: <= commits)
+  uint64_t wal_syncs = 0;          // WAL syncs issued for Immediate commits
 };
 
 class Tree {
@@ -105,9 +108,21 @@ class TreeBuilder {
 
   // Opens (or creates) the tree. InvalidArgument for bad options (named), Busy if the database
   // is open elsewhere, Corruption (naming the file and offset) if stored data fails its checks.
-  Result<Tree> build() const;
+  //
+  // With no platform given, the tree uses default_platform() of the platform library the program
+  // links (skv::native natively). build() is inline so that the reference is made from the
+  // program, which makes the linker pick the platform library the program asked for.
+  Result<Tree> build() const {
+    if (options_.platform) return open(options_);
+    Options with_default = options_;
+    with_default.platform = default_platform();
+    return open(with_default);
+  }
 
  private:
+  // Opens a tree. REQUIRES: options.platform is set (InvalidArgument otherwise).
+  static Result<Tree> open(const Options& options);
+
   Options options_;
 };
 

@@ -56,8 +56,8 @@ inline void append_internal_key(std::string* dst, std::string_view user_key, Seq
   put_fixed64(dst, timestamp);
 }
 
-inline std::string make_internal_key(std::string_view user_key, SequenceNumber seq,
-                                     ValueKind kind, uint64_t timestamp) {
+inline std::string make_internal_key(std::string_view user_key, SequenceNumber seq, ValueKind kind,
+                                     uint64_t timestamp) {
   std::string k;
   k.reserve(user_key.size() + kInternalKeySuffix);
   append_internal_key(&k, user_key, seq, kind, timestamp);

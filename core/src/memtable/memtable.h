@@ -31,8 +31,8 @@ class MemTable {
            uint64_t timestamp);
 
   struct GetResult {
-    ValueKind kind;           // Value or Delete
-    std::string_view value;   // valid while the memtable lives
+    ValueKind kind;          // Value or Delete
+    std::string_view value;  // valid while the memtable lives
     SequenceNumber sequence;
     uint64_t timestamp;
   };

@@ -41,9 +41,9 @@ class Table : public std::enable_shared_from_this<Table> {
   std::unique_ptr<InternalIterator> new_iterator(const TableReadOptions& options = {}) const;
 
   struct GetResult {
-    bool found = false;       // an entry for the user key with sequence <= snapshot exists
+    bool found = false;  // an entry for the user key with sequence <= snapshot exists
     ValueKind kind = ValueKind::Value;
-    std::string value;        // copied out of the block
+    std::string value;  // copied out of the block
     SequenceNumber sequence = 0;
     uint64_t timestamp = 0;
   };

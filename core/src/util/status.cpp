@@ -4,24 +4,37 @@ namespace skv {
 
 const char* code_name(Code code) {
   switch (code) {
-    case Code::Ok: return "ok";
-    case Code::NotFound: return "not_found";
-    case Code::Conflict: return "conflict";
-    case Code::ReadOnly: return "read_only";
-    case Code::Closed: return "closed";
-    case Code::InvalidArgument: return "invalid_argument";
-    case Code::Corruption: return "corruption";
-    case Code::IO: return "io";
-    case Code::Quota: return "quota";
-    case Code::Busy: return "busy";
-    case Code::Encryption: return "encryption";
-    case Code::NotSupported: return "not_supported";
+    case Code::Ok:
+      return "ok";
+    case Code::NotFound:
+      return "not_found";
+    case Code::Conflict:
+      return "conflict";
+    case Code::ReadOnly:
+      return "read_only";
+    case Code::Closed:
+      return "closed";
+    case Code::InvalidArgument:
+      return "invalid_argument";
+    case Code::Corruption:
+      return "corruption";
+    case Code::IO:
+      return "io";
+    case Code::Quota:
+      return "quota";
+    case Code::Busy:
+      return "busy";
+    case Code::Encryption:
+      return "encryption";
+    case Code::NotSupported:
+      return "not_supported";
   }
   return "unknown";
 }
 
 Status::Status(Code code, std::string_view msg) {
-  if (code != Code::Ok) rep_ = std::make_unique<Rep>(Rep{code, EncryptionError::None, std::string(msg)});
+  if (code != Code::Ok)
+    rep_ = std::make_unique<Rep>(Rep{code, EncryptionError::None, std::string(msg)});
 }
 
 const std::string& Status::message() const {

@@ -7,10 +7,11 @@
 // (length >= 1) and never longer than kMaxRecordSize. Records are written back to back; a group
 // of records may be written with one append.
 //
-// On reading, a record that is cut short by the end of the file, or a tail of the file that is all
-// zero bytes, is a torn tail: what a crash leaves behind an unsynced write. Any other failed check
-// (bad CRC with data after the record, impossible length, trailing garbage) is corruption,
-// reported with the file name and the record's offset.
+// On reading (log_reader.h has the exact rules), damage that a crash during an unsynced write can
+// leave is a torn tail: a record whose length runs past the end of the file, or a record that
+// fails its checks with only zero bytes after it. Any other failed check (a bad CRC with a good
+// record inside its claimed length or after it, an impossible length) is corruption, reported
+// with the file name and the record's offset.
 
 #ifndef SKV_WAL_LOG_FORMAT_H_
 #define SKV_WAL_LOG_FORMAT_H_

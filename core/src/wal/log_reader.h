@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "format/file_header.h"
 #include "skv/platform.h"
@@ -22,14 +23,26 @@ class Reader {
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
-  // Checks the header (Corruption naming the file if bad). An empty file is accepted as a
-  // torn tail at offset 0. Called by the first read_record if not called before.
+  // Checks the header (Corruption naming the file if bad) and fills *header. An empty file, a
+  // file cut inside its header, or a file of zero bytes only, is accepted as a torn tail at
+  // offset 0: OK, *header untouched, torn_tail() true, valid_end() 0, and read_record returns
+  // false. Called by the first read_record if not called before; later calls return the
+  // header read the first time.
   Status read_header(FileHeader* header);
 
   // Reads the next record into *record and sets *offset to its position in the file.
   // Returns true with a record, false at the clean end of the file or at a torn tail (then
   // torn_tail() is true and valid_end() is where the good data ends), or an error:
-  // Corruption naming the file and offset, or the platform's I/O error.
+  // Corruption naming the file and offset, or the platform's I/O error. After an error the
+  // position does not move: calling again reports the same error. The size of the file is taken
+  // when the header is read; bytes appended later are not seen.
+  //
+  // Torn tail (false): the file ends inside a record header; a record's length runs past the
+  // end of the file and no intact record starts anywhere after that header (a cut write); a
+  // record's checksum fails and only zero bytes follow it; everything from the record on is
+  // zero bytes. Corruption: a zero or oversized length with non-zero bytes after it, a checksum
+  // failure with non-zero bytes after the record, or a length past the end of the file while an
+  // intact record starts inside the claimed extent (the length itself is damaged).
   Result<bool> read_record(std::string* record, uint64_t* offset);
 
   // After read_record returned false: whether the end was a torn tail rather than a clean end.
@@ -45,6 +58,23 @@ class Reader {
   uint64_t pos_ = 0;
   uint64_t valid_end_ = 0;
   uint64_t file_size_ = 0;
+  bool at_end_ = false;  // read_record returned false; it keeps doing so
+  FileHeader header_;
+
+  // A window of the file kept in memory: [window_offset_, window_offset_ + window_.size()).
+  // window_ views into buffer_ or into memory owned by the file.
+  std::string buffer_;
+  std::string_view window_;
+  uint64_t window_offset_ = 0;
+
+  Result<std::string_view> fetch(uint64_t offset, size_t n);
+  Status read_exact(uint64_t offset, size_t n, std::string* out);
+  Result<bool> zero_from(uint64_t offset);
+  Result<bool> intact_record_after(uint64_t begin, uint64_t end);
+  Result<bool> record_checks_out(uint64_t offset, uint32_t length, uint32_t masked_crc,
+                                 uint64_t* budget);
+  Status corruption(uint64_t offset, const std::string& what) const;
+  bool end_with_torn_tail();
 };
 
 }  // namespace skv::log

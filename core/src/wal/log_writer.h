@@ -26,9 +26,12 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
   ~Writer();
 
-  // Appends one record. InvalidArgument if the payload is empty or too large.
+  // Appends one record. InvalidArgument if the payload is empty or too large (nothing is
+  // written). A failed append may leave part of the record in the file, so after one every later
+  // add_record/add_records returns that same error: the caller must move to a new file.
   Status add_record(std::string_view payload);
-  // Appends several records with a single LogFile::append (group commit).
+  // Appends several records with a single LogFile::append (group commit). InvalidArgument, with
+  // nothing written, if any payload is empty or too large. An empty list writes nothing.
   Status add_records(const std::vector<std::string_view>& payloads);
   // LogFile::sync().
   Status sync();
@@ -40,6 +43,11 @@ class Writer {
   std::unique_ptr<LogFile> file_;
   std::string pending_header_;
   std::string buf_;
+  Status error_;  // sticky: the first failed append
+
+  static Status check_payload(std::string_view payload);
+  void append_framed(std::string_view payload);
+  Status write_buffer();
 };
 
 }  // namespace skv::log

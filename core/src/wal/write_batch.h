@@ -31,6 +31,8 @@ class WriteBatch {
   SequenceNumber sequence() const;
   uint32_t count() const { return count_; }
 
+  // Appends one write. REQUIRES: key is not empty; key and value are shorter than
+  // log::kMaxRecordSize (the caller validates user input).
   void put(std::string_view key, std::string_view value, uint64_t timestamp);
   void del(std::string_view key, uint64_t timestamp);
 
@@ -44,7 +46,9 @@ class WriteBatch {
     std::string_view value;
     uint64_t timestamp;
   };
-  // Decodes `record`, calling `fn` for each entry in order. Views point into `record`.
+  // Decodes `record`, calling `fn` for each entry in order. Views point into `record`. The whole
+  // record is checked before `fn` is called, so on Corruption (message naming the byte offset
+  // inside the record; the caller adds the file and record offset) `fn` was never called.
   static Status decode(std::string_view record, SequenceNumber* seq,
                        const std::function<void(const Entry&)>& fn);
 

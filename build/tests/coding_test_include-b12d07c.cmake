@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/coding_test_tests-b12d07c.cmake")
-  include("/work/main/build/tests/coding_test_tests-b12d07c.cmake")
-else()
-  add_test(coding_test_NOT_BUILT-b12d07c coding_test_NOT_BUILT-b12d07c)
-endif()

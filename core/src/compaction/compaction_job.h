@@ -1,0 +1,85 @@
+// The flush/compaction job: writes a sorted stream of internal keys into new SSTables, dropping
+// the versions nobody can see any more.
+//
+// Garbage collection. Given the live snapshots s1 < s2 < ... < sk (plus "latest"), the stripe of
+// a sequence number q is the smallest si >= q, or "latest" when q > sk. A reader at snapshot si
+// sees, for each user key, the newest version in stripe si or an older stripe; so for each user
+// key only the newest version of each stripe is kept, the others are dropped. A tombstone that is
+// the newest version of the oldest stripe (q <= s1, or any q when there are no snapshots) is
+// dropped too, together with every older version of its key, when no deeper level holds a file
+// whose range covers the key (nothing below could show through once it is gone).
+//
+// Durability. Every output is finished (durable) and then Storage::sync_dir() runs, before the
+// function returns: the caller logs the edit naming the outputs only afterwards, so the manifest
+// never names a file whose directory entry could vanish. On any error the partial and finished
+// outputs are removed and the error is returned; nothing is left for the caller to clean up.
+//
+// Thread safety: a job reads only immutable inputs (a Version, a frozen memtable) and writes new
+// files, so it runs WITHOUT the tree's mutex. Picking and log_and_apply happen under it. Output
+// numbers come from the context's new_file_number, which must be thread-safe
+// (VersionSet::new_file_number() is). Until the edit is logged, the tree must keep its obsolete-
+// file sweep away from the numbers a running job allocates (e.g. ignore every number >= the
+// next_file_number() seen when the job started).
+
+#ifndef SKV_COMPACTION_COMPACTION_JOB_H_
+#define SKV_COMPACTION_COMPACTION_JOB_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "compaction/compaction_picker.h"
+#include "iterator/internal_iterator.h"
+#include "skv/options.h"
+#include "skv/platform.h"
+#include "skv/status.h"
+#include "sstable/table_options.h"
+#include "version/table_cache.h"
+#include "version/version.h"
+#include "version/version_edit.h"
+
+namespace skv {
+
+struct JobContext {
+  Storage* storage = nullptr;
+  const Options* options = nullptr;   // table format and target_file_size
+  TableCache* table_cache = nullptr;  // opens compaction inputs (unused by flushes)
+  std::function<uint64_t()> new_file_number;
+  std::vector<SequenceNumber> snapshots;  // live snapshots, ascending (duplicates allowed)
+};
+
+struct SortedRunOutput {
+  std::vector<FileMetaData> files;  // in key order, each non-empty, never sharing a user key
+  uint64_t entries_read = 0;
+  uint64_t entries_dropped = 0;
+  uint64_t bytes_written = 0;
+};
+
+// The table format settings of `options`.
+TableOptions table_options_from(const Options& options);
+
+// Writes every entry of `input` (from seek_first to the end) that survives garbage collection
+// into new tables, starting a new table at the first user-key boundary after a table reaches
+// `target_file_size` bytes. "Deeper levels" for tombstone dropping are levels first_deeper_level
+// and below of `version` (a null `version` has none). Returns the input's error if it fails, and
+// Corruption for a malformed internal key. Empty output (everything dropped) is OK with no files.
+Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Version* version,
+                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out);
+
+// Runs compaction `c`: merges its inputs, writes the outputs into c.output_level and fills `edit`
+// with the change (inputs deleted, outputs added, the level's compact pointer advanced) for the
+// caller to pass to VersionSet::log_and_apply. A trivial move rewrites nothing. `out` (optional)
+// receives the outputs and counters.
+Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* edit,
+                      SortedRunOutput* out = nullptr);
+
+// Flushes a frozen memtable (its iterator) into one L0 table. `version` is the current Version
+// when the flush starts (every level of it counts as deeper, for tombstone dropping); the tree
+// flushes one memtable at a time, oldest first. On OK, *out describes the table, or has
+// number == 0 and num_entries == 0 if nothing survived (then no file exists).
+Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx,
+                          const Version* version, FileMetaData* out);
+
+}  // namespace skv
+
+#endif  // SKV_COMPACTION_COMPACTION_JOB_H_

@@ -1,0 +1,206 @@
+#include "iterator/db_iterator.h"
+
+namespace skv {
+namespace {
+
+class DBIterator final : public UserIterator {
+ public:
+  DBIterator(std::unique_ptr<InternalIterator> input, SequenceNumber snapshot, std::string lower,
+             std::string upper, bool keys_only)
+      : iter_(std::move(input)),
+        snapshot_(snapshot),
+        lower_(std::move(lower)),
+        upper_(std::move(upper)),
+        keys_only_(keys_only) {}
+
+  bool valid() const override { return valid_; }
+
+  void seek_first() override {
+    if (!lower_.empty()) {
+      seek(lower_);
+      return;
+    }
+    direction_ = Direction::Forward;
+    status_ = Status();
+    iter_->seek_first();
+    find_next_user_entry(false);
+  }
+
+  void seek_last() override {
+    direction_ = Direction::Backward;
+    status_ = Status();
+    if (upper_.empty()) {
+      iter_->seek_last();
+    } else {
+      iter_->seek(make_seek_key(upper_, kMaxSequenceNumber));
+      if (iter_->valid()) {
+        iter_->prev();
+      } else if (iter_->status().is_ok()) {
+        iter_->seek_last();
+      }
+    }
+    find_prev_user_entry();
+  }
+
+  void seek(std::string_view user_key) override {
+    direction_ = Direction::Forward;
+    status_ = Status();
+    std::string_view target = user_key;
+    if (!lower_.empty() && compare_user_keys(target, lower_) < 0) target = lower_;
+    iter_->seek(make_seek_key(target, snapshot_));
+    find_next_user_entry(false);
+  }
+
+  void next() override {
+    if (direction_ == Direction::Backward) {
+      // The input sits before the current key's entries: go back to them, then past them.
+      direction_ = Direction::Forward;
+      iter_->seek(make_seek_key(saved_key_, kMaxSequenceNumber));
+    } else {
+      saved_key_.assign(extract_user_key(iter_->key()));
+      iter_->next();
+    }
+    find_next_user_entry(true);
+  }
+
+  void prev() override {
+    if (direction_ == Direction::Forward) {
+      // Step the input back past every entry of the current key.
+      saved_key_.assign(extract_user_key(iter_->key()));
+      while (true) {
+        iter_->prev();
+        if (!iter_->valid()) break;
+        if (compare_user_keys(extract_user_key(iter_->key()), saved_key_) < 0) break;
+      }
+      direction_ = Direction::Backward;
+      if (!iter_->valid()) {
+        valid_ = false;
+        saved_key_.clear();
+        saved_value_.clear();
+        check_input_status();
+        return;
+      }
+    }
+    find_prev_user_entry();
+  }
+
+  std::string_view key() const override {
+    return direction_ == Direction::Forward ? extract_user_key(iter_->key())
+                                            : std::string_view(saved_key_);
+  }
+  std::string_view value() const override {
+    if (keys_only_) return {};
+    return direction_ == Direction::Forward ? iter_->value() : std::string_view(saved_value_);
+  }
+  uint64_t timestamp() const override {
+    return direction_ == Direction::Forward ? extract_timestamp(iter_->key()) : saved_timestamp_;
+  }
+  Status status() const override {
+    if (!status_.is_ok()) return status_;
+    return iter_->status();
+  }
+
+ private:
+  enum class Direction { Forward, Backward };
+
+  void check_input_status() {
+    Status s = iter_->status();
+    if (!s.is_ok()) status_ = std::move(s);
+  }
+
+  bool parse(ParsedInternalKey* out) {
+    if (parse_internal_key(iter_->key(), out)) return true;
+    status_ = Status::corruption("malformed internal key in iterator input");
+    valid_ = false;
+    return false;
+  }
+
+  // Moves forward to the first visible, live entry. With `skipping`, entries of saved_key_
+  // are passed over.
+  void find_next_user_entry(bool skipping) {
+    while (iter_->valid()) {
+      ParsedInternalKey ik;
+      if (!parse(&ik)) return;
+      if (!upper_.empty() && compare_user_keys(ik.user_key, upper_) >= 0) break;
+      if (ik.sequence <= snapshot_) {
+        if (skipping && compare_user_keys(ik.user_key, saved_key_) <= 0) {
+          // An older version of (or a key before) the one being skipped.
+        } else {
+          if (ik.kind == ValueKind::Delete) {
+            saved_key_.assign(ik.user_key);
+            skipping = true;
+          } else {
+            valid_ = true;
+            return;
+          }
+        }
+      }
+      iter_->next();
+    }
+    valid_ = false;
+    check_input_status();
+  }
+
+  // Moves backward to the previous visible, live key, leaving its newest visible version in
+  // saved_key_/saved_value_ and the input positioned before that key's entries.
+  void find_prev_user_entry() {
+    ValueKind kind = ValueKind::Delete;
+    while (iter_->valid()) {
+      ParsedInternalKey ik;
+      if (!parse(&ik)) return;
+      if (!lower_.empty() && compare_user_keys(ik.user_key, lower_) < 0) break;
+      if (ik.sequence <= snapshot_) {
+        if (kind != ValueKind::Delete && compare_user_keys(ik.user_key, saved_key_) < 0) {
+          break;  // the entries of the key we hold are all behind us
+        }
+        kind = ik.kind;
+        if (kind == ValueKind::Delete) {
+          saved_key_.clear();
+          saved_value_.clear();
+        } else {
+          saved_key_.assign(ik.user_key);
+          if (!keys_only_) saved_value_.assign(iter_->value());
+          saved_timestamp_ = ik.timestamp;
+        }
+      }
+      iter_->prev();
+    }
+    if (!status_.is_ok()) return;
+    if (kind == ValueKind::Delete) {
+      valid_ = false;
+      saved_key_.clear();
+      saved_value_.clear();
+      check_input_status();
+    } else {
+      valid_ = true;
+      // An input error while stepping back would leave a stale key; report it instead.
+      if (!iter_->valid() && !iter_->status().is_ok()) {
+        valid_ = false;
+        check_input_status();
+      }
+    }
+  }
+
+  std::unique_ptr<InternalIterator> iter_;
+  const SequenceNumber snapshot_;
+  const std::string lower_;
+  const std::string upper_;
+  const bool keys_only_;
+  Direction direction_ = Direction::Forward;
+  bool valid_ = false;
+  std::string saved_key_;
+  std::string saved_value_;
+  uint64_t saved_timestamp_ = 0;
+  Status status_;
+};
+
+}  // namespace
+
+std::unique_ptr<UserIterator> new_db_iterator(std::unique_ptr<InternalIterator> input,
+                                              SequenceNumber snapshot, std::string lower,
+                                              std::string upper, bool keys_only) {
+  return std::make_unique<DBIterator>(std::move(input), snapshot, std::move(lower),
+                                      std::move(upper), keys_only);
+}
+
+}  // namespace skv

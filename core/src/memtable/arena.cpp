@@ -1,0 +1,46 @@
+#include "memtable/arena.h"
+
+#include <cassert>
+#include <cstdint>
+
+namespace skv {
+
+Arena::Arena() = default;
+Arena::~Arena() = default;
+
+char* Arena::allocate_fallback(size_t bytes) {
+  assert(bytes > 0);
+  if (bytes > kBlockSize / 4) {
+    // Big: its own block, and the current block keeps serving small requests.
+    return allocate_new_block(bytes);
+  }
+  alloc_ptr_ = allocate_new_block(kBlockSize);
+  alloc_bytes_remaining_ = kBlockSize;
+  char* result = alloc_ptr_;
+  alloc_ptr_ += bytes;
+  alloc_bytes_remaining_ -= bytes;
+  return result;
+}
+
+char* Arena::allocate_aligned(size_t bytes) {
+  const size_t misalignment = reinterpret_cast<uintptr_t>(alloc_ptr_) & (kAlignment - 1);
+  const size_t slop = misalignment == 0 ? 0 : kAlignment - misalignment;
+  char* result;
+  if (bytes + slop <= alloc_bytes_remaining_) {
+    result = alloc_ptr_ + slop;
+    alloc_ptr_ += bytes + slop;
+    alloc_bytes_remaining_ -= bytes + slop;
+  } else {
+    result = allocate_fallback(bytes);
+  }
+  assert((reinterpret_cast<uintptr_t>(result) & (kAlignment - 1)) == 0);
+  return result;
+}
+
+char* Arena::allocate_new_block(size_t bytes) {
+  blocks_.push_back(std::unique_ptr<char[]>(new char[bytes]));
+  memory_usage_.fetch_add(bytes + sizeof(char*), std::memory_order_relaxed);
+  return blocks_.back().get();
+}
+
+}  // namespace skv

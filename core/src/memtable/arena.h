@@ -1,0 +1,66 @@
+// Arena: a bump allocator that hands out memory from large blocks and frees it all at once when
+// it is destroyed. The memtable keeps its entries and skiplist nodes here.
+//
+// Thread safety: allocate() and allocate_aligned() must be called by one thread at a time (the
+// memtable's single writer). memory_usage() may be called from any thread at any time.
+
+#ifndef SKV_MEMTABLE_ARENA_H_
+#define SKV_MEMTABLE_ARENA_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace skv {
+
+class Arena {
+ public:
+  // Size of the blocks small allocations are carved from. An allocation bigger than a quarter of
+  // a block gets a block of its own, so at most a quarter of a block is wasted at a block's end.
+  static constexpr size_t kBlockSize = size_t{32} << 10;
+  // What allocate_aligned() aligns to: enough for pointers, std::atomic of pointers and uint64_t
+  // (blocks come from operator new[], which aligns to at least this much).
+  static constexpr size_t kAlignment = 8;
+  static_assert(alignof(void*) <= kAlignment && alignof(uint64_t) <= kAlignment);
+
+  Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena();
+
+  // Returns `bytes` of uninitialized memory, valid until the arena is destroyed. No particular
+  // alignment. REQUIRES: bytes > 0.
+  char* allocate(size_t bytes);
+
+  // Like allocate(), aligned to kAlignment.
+  char* allocate_aligned(size_t bytes);
+
+  // Bytes of every block allocated so far plus the bookkeeping, an upper bound of the memory the
+  // arena holds.
+  size_t memory_usage() const { return memory_usage_.load(std::memory_order_relaxed); }
+
+ private:
+  char* allocate_fallback(size_t bytes);
+  char* allocate_new_block(size_t bytes);
+
+  char* alloc_ptr_ = nullptr;
+  size_t alloc_bytes_remaining_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::atomic<size_t> memory_usage_{0};
+};
+
+inline char* Arena::allocate(size_t bytes) {
+  if (bytes <= alloc_bytes_remaining_) {
+    char* result = alloc_ptr_;
+    alloc_ptr_ += bytes;
+    alloc_bytes_remaining_ -= bytes;
+    return result;
+  }
+  return allocate_fallback(bytes);
+}
+
+}  // namespace skv
+
+#endif  // SKV_MEMTABLE_ARENA_H_

@@ -1,0 +1,139 @@
+#include "memtable/memtable.h"
+
+#include <cassert>
+#include <cstring>
+#include <string>
+
+#include "memtable/arena.h"
+#include "memtable/skiplist.h"
+#include "util/coding.h"
+
+namespace skv {
+
+namespace {
+
+// Each entry is one arena allocation, pointed to by one skiplist node:
+//
+//   entry := ikey_len:varint32 ikey value_len:varint32 value
+//   ikey  := user_key ‖ trailer:fixed64 ‖ timestamp:fixed64   (format/internal_key.h)
+//
+// Entries are written by this file only and never read from storage, so decoding trusts them.
+
+std::string_view entry_key(const char* entry) {
+  uint32_t len = 0;
+  const char* p = decode_varint32(entry, entry + kMaxVarint32Bytes, &len);
+  return {p, len};
+}
+
+std::string_view entry_value(const char* entry) {
+  std::string_view k = entry_key(entry);
+  const char* v = k.data() + k.size();
+  uint32_t len = 0;
+  const char* p = decode_varint32(v, v + kMaxVarint32Bytes, &len);
+  return {p, len};
+}
+
+struct EntryComparator {
+  int operator()(const char* a, const char* b) const {
+    return compare_internal_keys(entry_key(a), entry_key(b));
+  }
+};
+
+using EntryList = SkipList<const char*, EntryComparator>;
+
+// Builds in *buf an entry-shaped key (no value) that the comparator can take as a search target.
+const char* encode_search_key(std::string_view ikey, std::string* buf) {
+  buf->clear();
+  put_varint32(buf, static_cast<uint32_t>(ikey.size()));
+  buf->append(ikey.data(), ikey.size());
+  return buf->data();
+}
+
+class MemTableIterator final : public InternalIterator {
+ public:
+  explicit MemTableIterator(const EntryList* list) : iter_(list) {}
+
+  bool valid() const override { return iter_.valid(); }
+  void seek_first() override { iter_.seek_first(); }
+  void seek_last() override { iter_.seek_last(); }
+  // REQUIRES: target.size() >= kInternalKeySuffix.
+  void seek(std::string_view target) override { iter_.seek(encode_search_key(target, &tmp_)); }
+  void seek_for_prev(std::string_view target) override {
+    iter_.seek_for_prev(encode_search_key(target, &tmp_));
+  }
+  void next() override { iter_.next(); }
+  void prev() override { iter_.prev(); }
+  std::string_view key() const override { return entry_key(iter_.key()); }
+  std::string_view value() const override { return entry_value(iter_.key()); }
+  Status status() const override { return Status(); }
+
+ private:
+  EntryList::Iterator iter_;
+  std::string tmp_;
+};
+
+}  // namespace
+
+struct MemTable::Rep {
+  Arena arena;
+  EntryList list{EntryComparator(), &arena};
+  std::atomic<uint64_t> num_entries{0};
+  std::atomic<SequenceNumber> largest_sequence{0};
+};
+
+MemTable::MemTable() : rep_(std::make_unique<Rep>()) {}
+
+MemTable::~MemTable() = default;
+
+void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key,
+                   std::string_view value, uint64_t timestamp) {
+  assert(seq <= kMaxSequenceNumber);
+  const size_t ikey_len = user_key.size() + kInternalKeySuffix;
+  const size_t len =
+      varint_length(ikey_len) + ikey_len + varint_length(value.size()) + value.size();
+  char* buf = rep_->arena.allocate(len);
+  char* p = encode_varint32(buf, static_cast<uint32_t>(ikey_len));
+  std::memcpy(p, user_key.data(), user_key.size());
+  p += user_key.size();
+  encode_fixed64(p, pack_trailer(seq, kind));
+  encode_fixed64(p + 8, timestamp);
+  p += kInternalKeySuffix;
+  p = encode_varint32(p, static_cast<uint32_t>(value.size()));
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  assert(p + value.size() == buf + len);
+  rep_->list.insert(buf);
+  rep_->num_entries.fetch_add(1, std::memory_order_release);
+  if (seq > rep_->largest_sequence.load(std::memory_order_relaxed)) {
+    rep_->largest_sequence.store(seq, std::memory_order_release);
+  }
+}
+
+bool MemTable::get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const {
+  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
+  std::string buf;
+  EntryList::Iterator iter(&rep_->list);
+  iter.seek(encode_search_key(make_seek_key(user_key, snapshot), &buf));
+  if (!iter.valid()) return false;
+  std::string_view ikey = entry_key(iter.key());
+  if (compare_user_keys(extract_user_key(ikey), user_key) != 0) return false;
+  const uint64_t trailer = extract_trailer(ikey);
+  out->kind = static_cast<ValueKind>(trailer & 0xff);
+  out->sequence = trailer >> 8;
+  out->timestamp = extract_timestamp(ikey);
+  out->value = out->kind == ValueKind::Value ? entry_value(iter.key()) : std::string_view();
+  return true;
+}
+
+std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
+  return std::make_unique<MemTableIterator>(&rep_->list);
+}
+
+size_t MemTable::approximate_memory_usage() const { return rep_->arena.memory_usage(); }
+
+uint64_t MemTable::num_entries() const { return rep_->num_entries.load(std::memory_order_acquire); }
+
+SequenceNumber MemTable::largest_sequence() const {
+  return rep_->largest_sequence.load(std::memory_order_acquire);
+}
+
+}  // namespace skv

@@ -1,0 +1,211 @@
+#include "sstable/block.h"
+
+#include <cassert>
+
+#include "format/internal_key.h"
+#include "util/coding.h"
+
+namespace skv {
+
+namespace {
+
+Status block_corruption(std::string_view file, const char* what, uint64_t offset) {
+  std::string msg(file);
+  msg += ": ";
+  msg += what;
+  msg += " at offset ";
+  msg += std::to_string(offset);
+  return Status::corruption(msg);
+}
+
+// Decodes an entry header at [p, limit). Returns the start of the key delta, or nullptr if the
+// header is malformed or the delta and value do not fit before `limit`.
+const char* decode_entry(const char* p, const char* limit, uint32_t* shared, uint32_t* non_shared,
+                         uint32_t* value_len) {
+  if ((p = decode_varint32(p, limit, shared)) == nullptr) return nullptr;
+  if ((p = decode_varint32(p, limit, non_shared)) == nullptr) return nullptr;
+  if ((p = decode_varint32(p, limit, value_len)) == nullptr) return nullptr;
+  const uint64_t need = uint64_t{*non_shared} + *value_len;
+  if (need > static_cast<uint64_t>(limit - p)) return nullptr;
+  return p;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Block>> Block::create(BlockContents contents, std::string_view file,
+                                                   uint64_t offset) {
+  const size_t size = contents.size;
+  if (size < 4 || size > kMaxBlockSize) {
+    return block_corruption(file, "bad block size", offset);
+  }
+  const char* d = contents.data.get();
+  const uint32_t n = decode_fixed32(d + size - 4);
+  if (n == 0 || n > (size - 4) / 4) {
+    return block_corruption(file, "bad restart count in block", offset);
+  }
+  const uint32_t restarts_offset = static_cast<uint32_t>(size - 4 - size_t{n} * 4);
+  uint32_t prev = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t r = decode_fixed32(d + restarts_offset + size_t{i} * 4);
+    const bool ok = i == 0 ? r == 0 : (r > prev && r < restarts_offset);
+    if (!ok) return block_corruption(file, "bad restart array in block", offset);
+    prev = r;
+  }
+  std::shared_ptr<Block> b(new Block());
+  b->contents_ = std::move(contents);
+  b->restarts_offset_ = restarts_offset;
+  b->num_restarts_ = n;
+  return std::shared_ptr<const Block>(std::move(b));
+}
+
+uint32_t Block::restart_point(uint32_t i) const {
+  assert(i < num_restarts_);
+  return decode_fixed32(contents_.data.get() + restarts_offset_ + size_t{i} * 4);
+}
+
+BlockIterator::BlockIterator(std::shared_ptr<const Block> block, std::string_view file,
+                             uint64_t block_offset)
+    : block_(std::move(block)),
+      file_(file),
+      block_offset_(block_offset),
+      data_(block_->data().data()),
+      restarts_offset_(block_->restarts_offset()),
+      num_restarts_(block_->num_restarts()),
+      current_(restarts_offset_),
+      restart_index_(num_restarts_) {}
+
+void BlockIterator::set_invalid() {
+  current_ = restarts_offset_;
+  next_ = restarts_offset_;
+  restart_index_ = num_restarts_;
+  key_.clear();
+  value_ = {};
+}
+
+void BlockIterator::corrupt(const char* what, uint32_t entry_offset) {
+  set_invalid();
+  if (status_.is_ok()) {
+    std::string msg(file_);
+    msg += ": ";
+    msg += what;
+    msg += " in block at offset ";
+    msg += std::to_string(block_offset_);
+    msg += " (entry at block offset ";
+    msg += std::to_string(entry_offset);
+    msg += ")";
+    status_ = Status::corruption(msg);
+  }
+}
+
+void BlockIterator::seek_to_restart(uint32_t index) {
+  key_.clear();
+  value_ = {};
+  restart_index_ = index;
+  next_ = block_->restart_point(index);
+}
+
+bool BlockIterator::parse_next_entry() {
+  if (!status_.is_ok()) return false;
+  current_ = next_;
+  if (current_ >= restarts_offset_) {
+    set_invalid();
+    return false;
+  }
+  const char* p = data_ + current_;
+  const char* limit = data_ + restarts_offset_;
+  uint32_t shared = 0, non_shared = 0, value_len = 0;
+  p = decode_entry(p, limit, &shared, &non_shared, &value_len);
+  if (p == nullptr || shared > key_.size()) {
+    corrupt("bad entry", current_);
+    return false;
+  }
+  while (restart_index_ + 1 < num_restarts_ &&
+         block_->restart_point(restart_index_ + 1) <= current_) {
+    ++restart_index_;
+  }
+  if (shared != 0 && block_->restart_point(restart_index_) == current_) {
+    corrupt("restart entry with a shared prefix", current_);
+    return false;
+  }
+  key_.resize(shared);
+  key_.append(p, non_shared);
+  if (key_.size() < kInternalKeySuffix) {
+    corrupt("internal key too short", current_);
+    return false;
+  }
+  value_ = std::string_view(p + non_shared, value_len);
+  next_ = static_cast<uint32_t>(p + non_shared + value_len - data_);
+  return true;
+}
+
+bool BlockIterator::restart_key(uint32_t index, std::string_view* key) {
+  const uint32_t off = block_->restart_point(index);
+  uint32_t shared = 0, non_shared = 0, value_len = 0;
+  const char* p =
+      decode_entry(data_ + off, data_ + restarts_offset_, &shared, &non_shared, &value_len);
+  if (p == nullptr || shared != 0 || non_shared < kInternalKeySuffix) {
+    corrupt("bad restart entry", off);
+    return false;
+  }
+  *key = std::string_view(p, non_shared);
+  return true;
+}
+
+void BlockIterator::seek_first() {
+  if (!status_.is_ok()) return;
+  seek_to_restart(0);
+  parse_next_entry();
+}
+
+void BlockIterator::seek_last() {
+  if (!status_.is_ok()) return;
+  seek_to_restart(num_restarts_ - 1);
+  while (parse_next_entry() && next_ < restarts_offset_) {
+  }
+}
+
+void BlockIterator::seek(std::string_view target) {
+  assert(target.size() >= kInternalKeySuffix);
+  if (!status_.is_ok()) return;
+  // Find the last restart whose key is < target; the answer lies in its run or just after.
+  uint32_t left = 0;
+  uint32_t right = num_restarts_ - 1;
+  while (left < right) {
+    const uint32_t mid = left + (right - left + 1) / 2;
+    std::string_view k;
+    if (!restart_key(mid, &k)) return;
+    if (compare_internal_keys(k, target) < 0) {
+      left = mid;
+    } else {
+      right = mid - 1;
+    }
+  }
+  seek_to_restart(left);
+  while (parse_next_entry()) {
+    if (compare_internal_keys(key_, target) >= 0) return;
+  }
+}
+
+void BlockIterator::next() {
+  assert(valid());
+  parse_next_entry();
+}
+
+void BlockIterator::prev() {
+  assert(valid());
+  const uint32_t original = current_;
+  // Back up to the last restart strictly before the current entry.
+  while (block_->restart_point(restart_index_) >= original) {
+    if (restart_index_ == 0) {
+      set_invalid();
+      return;
+    }
+    --restart_index_;
+  }
+  seek_to_restart(restart_index_);
+  // Walk forward to the entry that ends where the original one starts.
+  while (parse_next_entry() && next_ < original) {
+  }
+}
+
+}  // namespace skv

@@ -1,0 +1,163 @@
+#include "sstable/block_format.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace skv {
+
+namespace {
+
+Status corrupt(std::string_view file, std::string_view what, uint64_t offset) {
+  std::string msg(file);
+  msg += ": ";
+  msg += what;
+  msg += " at offset ";
+  msg += std::to_string(offset);
+  return Status::corruption(msg);
+}
+
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+// One decompression context per thread, reused across blocks.
+ZSTD_DCtx* thread_dctx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> ctx;
+  if (!ctx) ctx.reset(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+}  // namespace
+
+void encode_block_handle(const BlockHandle& h, std::string* dst) {
+  put_varint64(dst, h.offset);
+  put_varint64(dst, h.size);
+}
+
+bool decode_block_handle(std::string_view* in, BlockHandle* out) {
+  return get_varint64(in, &out->offset) && get_varint64(in, &out->size);
+}
+
+void encode_table_footer(const TableFooter& f, std::string* dst) {
+  char buf[kTableFooterSize] = {};
+  encode_fixed64(buf + 0, f.index.offset);
+  encode_fixed64(buf + 8, f.index.size);
+  encode_fixed64(buf + 16, f.filter.offset);
+  encode_fixed64(buf + 24, f.filter.size);
+  encode_fixed64(buf + 32, f.properties.offset);
+  encode_fixed64(buf + 40, f.properties.size);
+  encode_fixed32(buf + 48, 0);
+  encode_fixed64(buf + 52, kTableMagic);
+  encode_fixed32(buf + 60, crc32c::mask(crc32c::value(buf, 60)));
+  dst->append(buf, kTableFooterSize);
+}
+
+Status decode_table_footer(std::string_view input, std::string_view file, uint64_t offset,
+                           TableFooter* out) {
+  if (input.size() < kTableFooterSize) return corrupt(file, "short table footer", offset);
+  const char* p = input.data();
+  if (decode_fixed64(p + 52) != kTableMagic) return corrupt(file, "bad table magic", offset);
+  if (crc32c::unmask(decode_fixed32(p + 60)) != crc32c::value(p, 60)) {
+    return corrupt(file, "table footer checksum mismatch", offset);
+  }
+  if (decode_fixed32(p + 48) != 0) return corrupt(file, "bad reserved footer field", offset);
+  out->index = {decode_fixed64(p + 0), decode_fixed64(p + 8)};
+  out->filter = {decode_fixed64(p + 16), decode_fixed64(p + 24)};
+  out->properties = {decode_fixed64(p + 32), decode_fixed64(p + 40)};
+  return Status::ok();
+}
+
+BlockContents BlockContents::copy_of(std::string_view bytes) {
+  BlockContents c;
+  c.data.reset(new char[bytes.size() == 0 ? 1 : bytes.size()]);
+  if (!bytes.empty()) std::memcpy(c.data.get(), bytes.data(), bytes.size());
+  c.size = bytes.size();
+  return c;
+}
+
+BlockEncoder::BlockEncoder(Compression compression, int zstd_level)
+    : compression_(compression), level_(zstd_level) {}
+
+BlockEncoder::~BlockEncoder() {
+  if (cctx_ != nullptr) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_));
+}
+
+void BlockEncoder::encode(std::string_view raw, bool allow_compression, std::string* out) {
+  out->clear();
+  uint8_t type = kBlockTypeNone;
+  // Tiny blocks cannot save an eighth once the frame header is paid for.
+  if (allow_compression && compression_ == Compression::Zstd && raw.size() >= 64) {
+    if (cctx_ == nullptr) cctx_ = ZSTD_createCCtx();
+    if (cctx_ != nullptr) {
+      put_varint64(out, raw.size());
+      size_t prefix = out->size();
+      size_t bound = ZSTD_compressBound(raw.size());
+      out->resize(prefix + bound);
+      size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), out->data() + prefix, bound,
+                                   raw.data(), raw.size(), level_);
+      if (!ZSTD_isError(n) && prefix + n <= raw.size() - raw.size() / 8) {
+        out->resize(prefix + n);
+        type = kBlockTypeZstd;
+      }
+    }
+  }
+  if (type == kBlockTypeNone) out->assign(raw.data(), raw.size());
+  out->push_back(static_cast<char>(type));
+  put_fixed32(out, crc32c::mask(crc32c::value(out->data(), out->size())));
+}
+
+Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h) {
+  const std::string& name = file.name();
+  if (h.size > kMaxBlockSize) return corrupt(name, "block size too large", h.offset);
+  const uint64_t n = h.size + kBlockTrailerSize;
+  const uint64_t file_size = file.size();
+  if (h.offset > file_size || n > file_size - h.offset) {
+    return corrupt(name, "block handle outside the file", h.offset);
+  }
+  std::unique_ptr<char[]> buf(new char[n]);
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file.read_at(h.offset, static_cast<size_t>(n), buf.get(), &got));
+  if (got.size() != n) return corrupt(name, "truncated block", h.offset);
+  const char* data = got.data();
+  const size_t payload = static_cast<size_t>(h.size);
+  if (crc32c::unmask(decode_fixed32(data + payload + 1)) != crc32c::value(data, payload + 1)) {
+    return corrupt(name, "block checksum mismatch", h.offset);
+  }
+  const uint8_t type = static_cast<uint8_t>(data[payload]);
+  if (type == kBlockTypeNone) {
+    if (got.data() == buf.get()) {
+      BlockContents c;
+      c.data = std::move(buf);
+      c.size = payload;
+      return c;
+    }
+    return BlockContents::copy_of(std::string_view(data, payload));
+  }
+  if (type != kBlockTypeZstd) return corrupt(name, "unknown block compression type", h.offset);
+
+  uint64_t raw_size = 0;
+  const char* p = decode_varint64(data, data + payload, &raw_size);
+  if (p == nullptr) return corrupt(name, "bad compressed block length", h.offset);
+  if (raw_size > kMaxBlockSize) return corrupt(name, "compressed block too large", h.offset);
+  const size_t frame_size = static_cast<size_t>(data + payload - p);
+  unsigned long long declared = ZSTD_getFrameContentSize(p, frame_size);
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != raw_size) {
+    return corrupt(name, "compressed block length mismatch", h.offset);
+  }
+  ZSTD_DCtx* dctx = thread_dctx();
+  if (dctx == nullptr) return Status::io_error(name + ": cannot allocate a zstd context");
+  BlockContents c;
+  c.data.reset(new char[raw_size == 0 ? 1 : raw_size]);
+  size_t r = ZSTD_decompressDCtx(dctx, c.data.get(), static_cast<size_t>(raw_size), p, frame_size);
+  if (ZSTD_isError(r) || r != raw_size) {
+    return corrupt(name, "block decompression failed", h.offset);
+  }
+  c.size = static_cast<size_t>(raw_size);
+  return c;
+}
+
+}  // namespace skv

@@ -1,0 +1,239 @@
+#include "sstable/table.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cache/block_cache.h"
+#include "format/file_header.h"
+#include "sstable/block.h"
+#include "sstable/block_format.h"
+#include "sstable/bloom.h"
+#include "sstable/table_properties.h"
+#include "sstable/two_level_iterator.h"
+
+namespace skv {
+
+namespace {
+
+Status table_corruption(std::string_view file, std::string_view what, uint64_t offset) {
+  std::string msg(file);
+  msg += ": ";
+  msg += what;
+  msg += " at offset ";
+  msg += std::to_string(offset);
+  return Status::corruption(msg);
+}
+
+// True if [h.offset, h.end()) lies inside [begin, end) without overflowing.
+bool handle_within(const BlockHandle& h, uint64_t begin, uint64_t end) {
+  if (h.offset < begin || h.offset > end) return false;
+  if (h.size > kMaxBlockSize) return false;
+  return h.size + kBlockTrailerSize <= end - h.offset;
+}
+
+bool overlaps(const BlockHandle& a, const BlockHandle& b) {
+  return a.offset < b.end() && b.offset < a.end();
+}
+
+}  // namespace
+
+struct Table::Rep {
+  std::unique_ptr<ObjectReader> file;
+  uint64_t file_number = 0;
+  uint64_t file_size = 0;
+  BlockCache* cache = nullptr;
+  uint64_t data_end = 0;  // data blocks lie in [kFileHeaderSize, data_end)
+  TableFooter footer;
+  std::shared_ptr<const Block> index;
+  BlockContents filter_data;
+  BloomFilter filter;
+  bool has_filter = false;
+  TableProperties props;
+
+  const std::string& name() const { return file->name(); }
+
+  // Reads, checks and decodes the block at `h`. Checks the handle against the data region.
+  Result<std::shared_ptr<const Block>> load_data_block(const BlockHandle& h,
+                                                       bool fill_cache) const {
+    if (!handle_within(h, kFileHeaderSize, data_end)) {
+      return table_corruption(name(), "data block handle out of range", h.offset);
+    }
+    if (cache != nullptr) {
+      std::shared_ptr<const void> hit = cache->lookup(file_number, h.offset);
+      if (hit != nullptr) return std::static_pointer_cast<const Block>(hit);
+    }
+    SKV_ASSIGN_OR_RETURN(BlockContents contents, read_block(*file, h));
+    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
+                         Block::create(std::move(contents), name(), h.offset));
+    if (cache != nullptr && fill_cache) cache->insert(file_number, h.offset, block, block->size());
+    return block;
+  }
+
+  std::unique_ptr<BlockIterator> new_index_iterator() const {
+    return std::make_unique<BlockIterator>(index, name(), footer.index.offset);
+  }
+
+  Status read_metadata();
+  Status check_index();
+};
+
+Status Table::Rep::read_metadata() {
+  const std::string& n = name();
+  file_size = file->size();
+  if (file_size < kFileHeaderSize + kTableFooterSize) {
+    return table_corruption(n, "file too short for a table", file_size);
+  }
+  char header_buf[kFileHeaderSize];
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file->read_at(0, kFileHeaderSize, header_buf, &got));
+  SKV_ASSIGN_OR_RETURN(FileHeader header, decode_file_header(got, FileKind::Table, n));
+  if (header.file_number != file_number) {
+    return table_corruption(
+        n, "file header names file number " + std::to_string(header.file_number), 8);
+  }
+  if (header.cipher != 0) return Status::not_supported(n + ": encrypted tables");
+
+  const uint64_t footer_offset = file_size - kTableFooterSize;
+  char footer_buf[kTableFooterSize];
+  SKV_RETURN_IF_ERROR(file->read_at(footer_offset, kTableFooterSize, footer_buf, &got));
+  if (got.size() != kTableFooterSize) {
+    return table_corruption(n, "short read of the table footer", footer_offset);
+  }
+  SKV_RETURN_IF_ERROR(decode_table_footer(got, n, footer_offset, &footer));
+
+  // Metadata blocks lie between the data blocks and the footer and do not overlap.
+  has_filter = footer.filter.size != 0;
+  if (!has_filter && footer.filter.offset != 0) {
+    return table_corruption(n, "bad empty filter handle", footer_offset + 16);
+  }
+  std::vector<BlockHandle> meta = {footer.index, footer.properties};
+  if (has_filter) meta.push_back(footer.filter);
+  data_end = footer_offset;
+  for (size_t i = 0; i < meta.size(); ++i) {
+    if (!handle_within(meta[i], kFileHeaderSize, footer_offset)) {
+      return table_corruption(n, "metadata block handle out of range", meta[i].offset);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (overlaps(meta[i], meta[j])) {
+        return table_corruption(n, "overlapping metadata blocks", meta[i].offset);
+      }
+    }
+    data_end = std::min(data_end, meta[i].offset);
+  }
+
+  SKV_ASSIGN_OR_RETURN(BlockContents props_data, read_block(*file, footer.properties));
+  if (!decode_table_properties(props_data.view(), &props) || props.num_entries == 0) {
+    return table_corruption(n, "bad properties block", footer.properties.offset);
+  }
+
+  SKV_ASSIGN_OR_RETURN(BlockContents index_data, read_block(*file, footer.index));
+  SKV_ASSIGN_OR_RETURN(index, Block::create(std::move(index_data), n, footer.index.offset));
+
+  if (has_filter) {
+    SKV_ASSIGN_OR_RETURN(filter_data, read_block(*file, footer.filter));
+    if (!filter.parse(filter_data.view())) {
+      return table_corruption(n, "bad filter block", footer.filter.offset);
+    }
+  }
+  return check_index();
+}
+
+// Every index entry must hold a well-formed handle inside the data region, in ascending,
+// non-overlapping order, and there must be one per data block.
+Status Table::Rep::check_index() {
+  const std::string& n = name();
+  BlockIterator it(index, n, footer.index.offset);
+  uint64_t count = 0;
+  uint64_t min_offset = kFileHeaderSize;
+  for (it.seek_first(); it.valid(); it.next()) {
+    std::string_view v = it.value();
+    BlockHandle h;
+    if (!decode_block_handle(&v, &h) || !v.empty()) {
+      return table_corruption(n, "bad block handle in index block", footer.index.offset);
+    }
+    if (!handle_within(h, min_offset, data_end)) {
+      return table_corruption(n, "data block handle out of range", h.offset);
+    }
+    min_offset = h.end();
+    ++count;
+  }
+  SKV_RETURN_IF_ERROR(it.status());
+  if (count != props.data_blocks) {
+    return table_corruption(n, "index does not match the data block count", footer.index.offset);
+  }
+  return Status::ok();
+}
+
+Table::Table() : rep_(std::make_unique<Rep>()) {}
+
+Table::~Table() = default;
+
+Result<std::shared_ptr<Table>> Table::open(std::unique_ptr<ObjectReader> file, uint64_t file_number,
+                                           BlockCache* cache) {
+  std::shared_ptr<Table> t(new Table());
+  t->rep_->file = std::move(file);
+  t->rep_->file_number = file_number;
+  t->rep_->cache = cache;
+  SKV_RETURN_IF_ERROR(t->rep_->read_metadata());
+  return t;
+}
+
+std::unique_ptr<InternalIterator> Table::new_iterator(const TableReadOptions& options) const {
+  std::shared_ptr<const Table> self = shared_from_this();
+  const bool fill_cache = options.fill_cache;
+  DataBlockLoader loader =
+      [self, fill_cache](const BlockHandle& h) -> Result<std::unique_ptr<BlockIterator>> {
+    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
+                         self->rep_->load_data_block(h, fill_cache));
+    return std::make_unique<BlockIterator>(std::move(block), self->rep_->name(), h.offset);
+  };
+  return new_two_level_iterator(rep_->new_index_iterator(), std::move(loader), rep_->name());
+}
+
+Status Table::get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const {
+  *out = GetResult();
+  if (!may_contain(user_key)) return Status::ok();
+  const std::string target = make_seek_key(user_key, std::min(snapshot, kMaxSequenceNumber));
+  const std::string& n = rep_->name();
+
+  BlockIterator index(rep_->index, n, rep_->footer.index.offset);
+  for (index.seek(target); index.valid(); index.next()) {
+    std::string_view v = index.value();
+    BlockHandle h;
+    if (!decode_block_handle(&v, &h) || !v.empty()) {
+      return table_corruption(n, "bad block handle in index block", rep_->footer.index.offset);
+    }
+    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
+                         rep_->load_data_block(h, /*fill_cache=*/true));
+    BlockIterator data(std::move(block), n, h.offset);
+    data.seek(target);
+    SKV_RETURN_IF_ERROR(data.status());
+    if (!data.valid()) continue;  // every key of this block sorts before the target
+    ParsedInternalKey parsed;
+    if (!parse_internal_key(data.key(), &parsed)) {
+      return table_corruption(n, "bad internal key in data block", h.offset);
+    }
+    if (parsed.user_key != user_key) return Status::ok();
+    out->found = true;
+    out->kind = parsed.kind;
+    out->value.assign(data.value());
+    out->sequence = parsed.sequence;
+    out->timestamp = parsed.timestamp;
+    return Status::ok();
+  }
+  return index.status();
+}
+
+bool Table::may_contain(std::string_view user_key) const {
+  return !rep_->has_filter || rep_->filter.may_contain(user_key);
+}
+
+const TableProperties& Table::properties() const { return rep_->props; }
+
+uint64_t Table::file_number() const { return rep_->file_number; }
+
+uint64_t Table::file_size() const { return rep_->file_size; }
+
+const std::string& Table::file_name() const { return rep_->name(); }
+
+}  // namespace skv

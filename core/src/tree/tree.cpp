@@ -1,0 +1,100 @@
+// The public Tree and TreeBuilder classes.
+
+#include "skv/tree.h"
+
+#include "tree/tree_impl.h"
+#include "txn/transaction_impl.h"
+
+namespace skv {
+
+Tree::Tree(std::shared_ptr<TreeImpl> impl) : impl_(std::move(impl)) {}
+Tree::~Tree() = default;
+
+Result<Transaction> Tree::begin() const { return begin_with_mode(Mode::ReadWrite); }
+
+Result<Transaction> Tree::begin_with_mode(Mode mode) const {
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<TransactionImpl> t, impl_->begin(mode));
+  return Transaction(std::move(t));
+}
+
+Future<Status> Tree::flush() const { return impl_->flush(); }
+Status Tree::compact_all() const { return impl_->compact_all(); }
+TreeStats Tree::stats() const { return impl_->stats(); }
+const Options& Tree::options() const { return impl_->options(); }
+Status Tree::close() const { return impl_->close(); }
+
+TreeBuilder& TreeBuilder::with_path(std::string path) {
+  options_.path = std::move(path);
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_platform(std::shared_ptr<Platform> platform) {
+  options_.platform = std::move(platform);
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_create_if_missing(bool create) {
+  options_.create_if_missing = create;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_memtable_size(size_t bytes) {
+  options_.memtable_size = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_max_immutable_memtables(int count) {
+  options_.max_immutable_memtables = count;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_block_size(size_t bytes) {
+  options_.block_size = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_block_cache_capacity(size_t bytes) {
+  options_.block_cache_capacity = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_compression(Compression compression) {
+  options_.compression = compression;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_bloom_bits_per_key(int bits) {
+  options_.bloom_bits_per_key = bits;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_level_count(int levels) {
+  options_.level_count = levels;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_level_base_bytes(uint64_t bytes) {
+  options_.level_base_bytes = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_level_multiplier(int multiplier) {
+  options_.level_multiplier = multiplier;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_target_file_size(uint64_t bytes) {
+  options_.target_file_size = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_l0_compaction_trigger(int files) {
+  options_.l0_compaction_trigger = files;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_default_durability(Durability durability) {
+  options_.default_durability = durability;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_options(Options options) {
+  options_ = std::move(options);
+  return *this;
+}
+
+Result<Tree> TreeBuilder::open(const Options& options) {
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<TreeImpl> owner, TreeImpl::open(options));
+  // Handles share one pointer whose deleter closes the tree when the last handle goes; the
+  // implementation itself lives on while transactions or iterators still hold it.
+  TreeImpl* raw = owner.get();
+  std::shared_ptr<TreeImpl> handle(raw, [owner](TreeImpl* p) { (void)p->close(); });
+  return Tree(std::move(handle));
+}
+
+}  // namespace skv

@@ -1,0 +1,178 @@
+// TreeImpl: background work — flushing frozen memtables to L0 and compacting levels — and the
+// manual forms of both (Tree::flush, Tree::compact_all).
+//
+// At most one flush and one compaction run at a time; they may run at once (a flush only adds
+// L0 files, and edits are applied to whatever version is current when they are logged). Any
+// failure is sticky: it is stored in bg_error_, later commits fail with it, and no more
+// background work is scheduled.
+
+#include <algorithm>
+
+#include "compaction/compaction_job.h"
+#include "compaction/compaction_picker.h"
+#include "tree/tree_impl.h"
+
+namespace skv {
+
+void TreeImpl::set_background_error(const Status& s) {
+  if (bg_error_.is_ok() && !s.is_ok()) bg_error_ = s;
+  bg_cv_.notify_all();
+}
+
+bool TreeImpl::needs_compaction() const { return skv::needs_compaction(*versions_); }
+
+void TreeImpl::maybe_schedule_work() {
+  if (closing_ || !bg_error_.is_ok()) return;
+  std::weak_ptr<TreeImpl> weak = weak_from_this();
+  if (!flush_scheduled_ && !imms_.empty()) {
+    flush_scheduled_ = true;
+    platform_->executor().schedule([weak] {
+      if (auto t = weak.lock()) t->flush_task();
+    });
+  }
+  if (!compaction_scheduled_ && !manual_compaction_ && needs_compaction()) {
+    compaction_scheduled_ = true;
+    platform_->executor().schedule([weak] {
+      if (auto t = weak.lock()) t->compaction_task();
+    });
+  }
+}
+
+void TreeImpl::wait_for_background(std::unique_lock<std::mutex>& lock) {
+  if (!platform_->executor().concurrent()) return;  // queued tasks see closing_ and do nothing
+  bg_cv_.wait(lock, [&] { return !flush_scheduled_ && !compaction_scheduled_; });
+}
+
+void TreeImpl::flush_task() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!imms_.empty() && !closing_ && bg_error_.is_ok()) {
+    std::shared_ptr<MemTable> mem = imms_.front().mem;
+    std::shared_ptr<const Version> base = versions_->current();
+    JobContext ctx;
+    ctx.storage = storage_.get();
+    ctx.options = &options_;
+    ctx.table_cache = table_cache_.get();
+    VersionSet* vs = versions_.get();
+    ctx.new_file_number = [vs] { return vs->new_file_number(); };
+    ctx.snapshots = snapshots_.list();
+    lock.unlock();
+
+    FileMetaData meta;
+    Status s;
+    if (!mem->empty()) {
+      std::unique_ptr<InternalIterator> it = mem->new_iterator();
+      s = write_level0_table(it.get(), ctx, base.get(), &meta);
+    }
+
+    lock.lock();
+    std::vector<Promise<Status>> waiters;
+    if (s.is_ok()) {
+      VersionEdit edit;
+      if (meta.num_entries > 0) edit.add_file(0, meta);
+      edit.set_log_number(imms_.size() > 1 ? imms_[1].wal_number : wal_number_);
+      versions_->set_last_sequence(std::max(versions_->last_sequence(), mem->largest_sequence()));
+      s = versions_->log_and_apply(&edit);
+    }
+    if (!s.is_ok()) {
+      s = s.with_context("flush");
+      set_background_error(s);
+      for (auto& imm : imms_) {
+        for (auto& w : imm.flush_waiters) waiters.push_back(w);
+        imm.flush_waiters.clear();
+      }
+      lock.unlock();
+      for (auto& w : waiters) w.set(s);
+      lock.lock();
+      break;
+    }
+    waiters = std::move(imms_.front().flush_waiters);
+    imms_.pop_front();
+    ++flushes_;
+    install_view();
+    delete_obsolete_files();
+    bg_cv_.notify_all();
+    lock.unlock();
+    for (auto& w : waiters) w.set(Status());
+    lock.lock();
+  }
+  flush_scheduled_ = false;
+  maybe_schedule_work();
+  bg_cv_.notify_all();
+}
+
+void TreeImpl::compaction_task() {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_ptr<Compaction> c;
+  if (!closing_ && bg_error_.is_ok() && !manual_compaction_) c = pick_compaction(*versions_);
+  if (c) {
+    JobContext ctx;
+    ctx.storage = storage_.get();
+    ctx.options = &options_;
+    ctx.table_cache = table_cache_.get();
+    VersionSet* vs = versions_.get();
+    ctx.new_file_number = [vs] { return vs->new_file_number(); };
+    ctx.snapshots = snapshots_.list();
+    lock.unlock();
+    VersionEdit edit;
+    Status s = run_compaction(*c, ctx, &edit);
+    lock.lock();
+    if (s.is_ok()) s = versions_->log_and_apply(&edit);
+    if (s.is_ok()) {
+      for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
+      for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
+      ++compactions_;
+      install_view();
+      delete_obsolete_files();
+    } else {
+      set_background_error(s.with_context("compaction"));
+    }
+  }
+  compaction_scheduled_ = false;
+  maybe_schedule_work();
+  bg_cv_.notify_all();
+}
+
+Status TreeImpl::compact_all() {
+  SKV_RETURN_IF_ERROR(check_open());
+  SKV_RETURN_IF_ERROR(flush().wait());
+  std::unique_lock<std::mutex> lock(mu_);
+  // Take over compaction: wait for a running one, and keep new ones from being scheduled.
+  if (platform_->executor().concurrent()) {
+    bg_cv_.wait(lock, [&] { return !compaction_scheduled_ || !bg_error_.is_ok(); });
+  }
+  if (!bg_error_.is_ok()) return bg_error_;
+  manual_compaction_ = true;
+  Status s;
+  int level = 0;
+  while (s.is_ok() && !closing_) {
+    std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
+    if (!c) break;
+    level = c->level + 1;  // the next step starts below this one (see pick_manual_all)
+    JobContext ctx;
+    ctx.storage = storage_.get();
+    ctx.options = &options_;
+    ctx.table_cache = table_cache_.get();
+    VersionSet* vs = versions_.get();
+    ctx.new_file_number = [vs] { return vs->new_file_number(); };
+    ctx.snapshots = snapshots_.list();
+    lock.unlock();
+    VersionEdit edit;
+    s = run_compaction(*c, ctx, &edit);
+    lock.lock();
+    if (s.is_ok()) s = versions_->log_and_apply(&edit);
+    if (s.is_ok()) {
+      for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
+      for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
+      ++compactions_;
+      install_view();
+      delete_obsolete_files();
+    } else {
+      set_background_error(s.with_context("compaction"));
+    }
+  }
+  manual_compaction_ = false;
+  maybe_schedule_work();
+  return s;
+}
+
+}  // namespace skv

@@ -1,0 +1,322 @@
+// TreeImpl: opening (creating or recovering), closing, statistics.
+//
+// Recovery: the manifest gives the tables and the oldest WAL segment still needed (log_number).
+// Every segment from there on is replayed into its own memtable — a segment holds exactly the
+// writes of one memtable — and those memtables are queued for flushing. Only the newest segment
+// may end in a torn record (the tail of an unsynced write, cut by the crash): it is dropped and the
+// file truncated. A torn record in an older segment, or a damaged record anywhere, is corruption
+// naming the file and offset. New writes go to a fresh segment.
+
+#include <algorithm>
+
+#include "tree/tree_impl.h"
+#include "txn/transaction_impl.h"
+#include "wal/log_reader.h"
+#include "wal/wal_files.h"
+#include "wal/write_batch.h"
+
+namespace skv {
+
+namespace {
+
+Status check_options(const Options& o) {
+  if (o.path.empty()) return Status::invalid_argument("options: path is empty");
+  if (o.memtable_size < 4 * 1024) {
+    return Status::invalid_argument("options: memtable_size must be at least 4 KiB");
+  }
+  if (o.block_size < 256 || o.block_size > (64u << 20)) {
+    return Status::invalid_argument("options: block_size must be between 256 B and 64 MiB");
+  }
+  if (o.block_restart_interval < 1) {
+    return Status::invalid_argument("options: block_restart_interval must be at least 1");
+  }
+  if (o.bloom_bits_per_key < 0 || o.bloom_bits_per_key > 64) {
+    return Status::invalid_argument("options: bloom_bits_per_key must be between 0 and 64");
+  }
+  if (o.level_count < 2 || o.level_count > 16) {
+    return Status::invalid_argument("options: level_count must be between 2 and 16");
+  }
+  if (o.l0_compaction_trigger < 1 || o.l0_stop_writes_trigger <= o.l0_compaction_trigger) {
+    return Status::invalid_argument(
+        "options: l0_compaction_trigger must be >= 1 and below l0_stop_writes_trigger");
+  }
+  if (o.level_multiplier < 2) {
+    return Status::invalid_argument("options: level_multiplier must be at least 2");
+  }
+  if (o.level_base_bytes < (1u << 16) || o.target_file_size < (1u << 16)) {
+    return Status::invalid_argument(
+        "options: level_base_bytes and target_file_size must be at least 64 KiB");
+  }
+  if (o.max_immutable_memtables < 1) {
+    return Status::invalid_argument("options: max_immutable_memtables must be at least 1");
+  }
+  if (o.zstd_level < 1 || o.zstd_level > 19) {
+    return Status::invalid_argument("options: zstd_level must be between 1 and 19");
+  }
+  return Status();
+}
+
+}  // namespace
+
+TreeImpl::TreeImpl(const Options& options) : options_(options) {}
+
+TreeImpl::~TreeImpl() { (void)close(); }
+
+Result<std::shared_ptr<TreeImpl>> TreeImpl::open(const Options& options) {
+  SKV_RETURN_IF_ERROR(check_options(options));
+  std::shared_ptr<TreeImpl> t(new TreeImpl(options));
+  Status s = t->open_impl();
+  if (!s.is_ok()) {
+    t->closed_ = true;
+    return s;
+  }
+  return t;
+}
+
+Status TreeImpl::open_impl() {
+  platform_ = options_.platform;
+  if (!platform_)
+    return Status::invalid_argument("options: no platform (TreeBuilder::build sets the default)");
+  SKV_ASSIGN_OR_RETURN(storage_,
+                       platform_->open_storage(options_.path, options_.create_if_missing));
+  block_cache_ = std::make_unique<BlockCache>(options_.block_cache_capacity);
+  table_cache_ = std::make_unique<TableCache>(storage_.get(), block_cache_.get(), 1000);
+  versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_.get());
+
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> log_names, storage_->logs().list());
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> object_names, storage_->objects().list());
+  std::vector<uint64_t> wals, tables;
+  uint64_t max_number = 0;
+  for (const auto& name : log_names) {
+    FileType type;
+    uint64_t number = 0;
+    if (!parse_file_name(name, &type, &number)) continue;
+    if (type == FileType::Wal) wals.push_back(number);
+    max_number = std::max(max_number, number);
+  }
+  for (const auto& name : object_names) {
+    FileType type;
+    uint64_t number = 0;
+    if (!parse_file_name(name, &type, &number)) continue;
+    if (type == FileType::Table) tables.push_back(number);
+    max_number = std::max(max_number, number);
+  }
+
+  auto current = storage_->read_pointer(current_file_name());
+  if (!current.ok()) {
+    if (!current.status().is_not_found()) return current.status();
+    if (!wals.empty() || !tables.empty()) {
+      return Status::corruption(storage_->location() +
+                                ": CURRENT is missing but the database holds WAL or table files");
+    }
+    SKV_RETURN_IF_ERROR(versions_->create_new());
+  } else {
+    SKV_RETURN_IF_ERROR(versions_->recover());
+  }
+  versions_->mark_file_number_used(max_number);
+
+  // Tables no version names are outputs of a flush or compaction a crash interrupted.
+  {
+    std::set<uint64_t> live = versions_->live_files();
+    for (uint64_t n : tables) {
+      if (live.count(n) == 0) obsolete_tables_.insert(n);
+    }
+  }
+
+  std::sort(wals.begin(), wals.end());
+  std::vector<uint64_t> replay;
+  for (uint64_t n : wals) {
+    if (n >= versions_->log_number()) replay.push_back(n);
+  }
+  SKV_RETURN_IF_ERROR(recover_wal(replay));
+  SKV_RETURN_IF_ERROR(new_wal_segment());
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (imms_.empty()) {
+    // Nothing to flush: record that no older segment is needed any more.
+    VersionEdit edit;
+    edit.set_log_number(wal_number_);
+    SKV_RETURN_IF_ERROR(versions_->log_and_apply(&edit));
+  }
+  install_view();
+  delete_obsolete_files();
+  maybe_schedule_work();
+  return Status();
+}
+
+Status TreeImpl::recover_wal(std::vector<uint64_t> wal_numbers) {
+  SequenceNumber last = versions_->last_sequence();
+  for (size_t i = 0; i < wal_numbers.size(); ++i) {
+    std::shared_ptr<MemTable> mem;
+    SKV_RETURN_IF_ERROR(replay_segment(wal_numbers[i], i + 1 == wal_numbers.size(), &mem));
+    if (mem->empty()) continue;
+    last = std::max(last, mem->largest_sequence());
+    imms_.push_back(ImmEntry{std::move(mem), wal_numbers[i], {}});
+  }
+  versions_->set_last_sequence(last);
+  last_allocated_seq_ = last;
+  visible_seq_.store(last, std::memory_order_release);
+  return Status();
+}
+
+Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemTable>* out) {
+  const std::string name = wal_file_name(number);
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().open(name));
+  auto mem = std::make_shared<MemTable>();
+  log::Reader reader(file.get(), FileKind::Wal);
+  FileHeader header;
+  header.file_number = number;
+  SKV_RETURN_IF_ERROR(reader.read_header(&header));
+  const std::string label = storage_->location() + "/" + name;
+  if (header.file_number != number) {
+    return Status::corruption(label + ": header names file number " +
+                              std::to_string(header.file_number));
+  }
+  if (header.cipher != 0) {
+    return Status::not_supported(label + ": encrypted WAL segments are not supported yet");
+  }
+  std::string record;
+  std::vector<WriteBatch::Entry> entries;
+  while (true) {
+    uint64_t offset = 0;
+    auto more = reader.read_record(&record, &offset);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    SequenceNumber seq = 0;
+    entries.clear();
+    Status s =
+        WriteBatch::decode(record, &seq, [&](const WriteBatch::Entry& e) { entries.push_back(e); });
+    if (!s.is_ok()) {
+      return Status::corruption(storage_->location() + "/" + name + ": bad write batch at offset " +
+                                std::to_string(offset) + ": " + s.message());
+    }
+    for (const auto& e : entries) mem->add(seq, e.kind, e.key, e.value, e.timestamp);
+  }
+  // A segment that never got a byte (created, then the tree closed or crashed before the first
+  // commit) holds no records; only a cut inside real bytes of an older segment is damage.
+  if (reader.torn_tail() && file->size() > 0) {
+    if (!last) {
+      return Status::corruption(
+          storage_->location() + "/" + name + ": record cut short at offset " +
+          std::to_string(reader.valid_end()) + " in a WAL segment that is not the newest");
+    }
+    SKV_RETURN_IF_ERROR(file->truncate(reader.valid_end()));
+    SKV_RETURN_IF_ERROR(file->sync());
+  }
+  (void)file->close();
+  *out = std::move(mem);
+  return Status();
+}
+
+Status TreeImpl::new_wal_segment() {
+  const uint64_t number = versions_->new_file_number();
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file,
+                       storage_->logs().create(wal_file_name(number)));
+  SKV_RETURN_IF_ERROR(storage_->sync_dir());
+  FileHeader h;
+  h.kind = FileKind::Wal;
+  h.file_number = number;
+  wal_ = std::make_unique<log::Writer>(std::move(file), h);
+  wal_number_ = number;
+  mem_ = std::make_shared<MemTable>();
+  return Status();
+}
+
+void TreeImpl::delete_obsolete_files() {
+  std::set<uint64_t> live = versions_->live_files();
+  for (auto it = obsolete_tables_.begin(); it != obsolete_tables_.end();) {
+    if (live.count(*it) != 0) {
+      ++it;
+      continue;
+    }
+    table_cache_->evict(*it);
+    Status s = storage_->objects().remove(table_file_name(*it));
+    if (s.is_ok() || s.is_not_found()) {
+      it = obsolete_tables_.erase(it);
+    } else {
+      ++it;  // retried after the next flush or compaction
+    }
+  }
+  auto logs = storage_->logs().list();
+  if (!logs.ok()) return;
+  for (const auto& name : *logs) {
+    FileType type;
+    uint64_t number = 0;
+    if (parse_file_name(name, &type, &number) && type == FileType::Wal &&
+        number < versions_->log_number()) {
+      (void)storage_->logs().remove(name);
+    }
+  }
+}
+
+Status TreeImpl::check_open() const {
+  if (closed_.load(std::memory_order_acquire)) return Status::closed("tree is closed");
+  return Status();
+}
+
+Result<std::unique_ptr<TransactionImpl>> TreeImpl::begin(Mode mode) {
+  SKV_RETURN_IF_ERROR(check_open());
+  SequenceNumber snap = snapshots_.acquire(visible_seq_);
+  return std::make_unique<TransactionImpl>(shared_from_this(), mode, snap,
+                                           options_.default_durability);
+}
+
+TreeStats TreeImpl::stats() {
+  TreeStats st;
+  st.last_sequence = visible_seq_.load(std::memory_order_acquire);
+  st.commits = commits_.load(std::memory_order_relaxed);
+  st.commit_groups = commit_groups_.load(std::memory_order_relaxed);
+  st.wal_syncs = wal_syncs_.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!versions_) return st;
+  st.memtable_bytes = mem_ ? mem_->approximate_memory_usage() : 0;
+  st.immutable_memtables = static_cast<int>(imms_.size());
+  auto v = versions_->current();
+  st.level_count = std::min(v->level_count(), 16);
+  for (int l = 0; l < st.level_count; ++l) {
+    st.files_per_level[l] = v->num_files(l);
+    st.bytes_per_level[l] = v->level_bytes(l);
+  }
+  st.flushes = flushes_;
+  st.compactions = compactions_;
+  st.stalls = stalls_;
+  st.block_cache_usage = block_cache_ ? block_cache_->usage() : 0;
+  return st;
+}
+
+Status TreeImpl::close() {
+  if (closed_.exchange(true)) return Status();
+  if (!storage_) return Status();
+  {
+    // Stop taking commits and wait for the leader to drain the queue.
+    std::unique_lock<std::mutex> lock(queue_mu_);
+    queue_closed_ = true;
+    queue_cv_.wait(lock, [&] { return !leader_active_ && queue_.empty(); });
+  }
+  Status s;
+  if (wal_) {
+    s = wal_->sync();
+    Status c = wal_->close();
+    if (s.is_ok()) s = c;
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    closing_ = true;
+    wait_for_background(lock);
+    for (auto& imm : imms_) {
+      for (auto& w : imm.flush_waiters) w.set(Status::closed("tree closed before the flush"));
+      imm.flush_waiters.clear();
+    }
+  }
+  wal_.reset();
+  {
+    std::lock_guard<std::mutex> lock(view_mu_);
+    view_.reset();
+  }
+  versions_.reset();
+  table_cache_.reset();
+  storage_.reset();  // releases the lock
+  return s;
+}
+
+}  // namespace skv

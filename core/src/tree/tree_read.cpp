@@ -1,0 +1,93 @@
+// TreeImpl: the read path (point reads, iterators) and the published ReadView.
+
+#include "iterator/db_iterator.h"
+#include "iterator/merging_iterator.h"
+#include "tree/tree_impl.h"
+
+namespace skv {
+
+std::shared_ptr<const ReadView> TreeImpl::current_view() const {
+  std::lock_guard<std::mutex> lock(view_mu_);
+  return view_;
+}
+
+void TreeImpl::install_view() {
+  auto v = std::make_shared<ReadView>();
+  v->mem = mem_;
+  v->imms.reserve(imms_.size());
+  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) v->imms.push_back(it->mem);
+  v->version = versions_->current();
+  for (int level = 0; level < v->version->level_count(); ++level) {
+    for (const auto& f : v->version->files(level)) {
+      v->version_max_seq = std::max(v->version_max_seq, f->largest_seq);
+    }
+  }
+  std::lock_guard<std::mutex> lock(view_mu_);
+  view_ = std::move(v);
+}
+
+Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string* value,
+                     bool* found) {
+  *found = false;
+  std::shared_ptr<const ReadView> v = current_view();
+  MemTable::GetResult r;
+  bool hit = v->mem->get(key, snapshot, &r);
+  for (size_t i = 0; !hit && i < v->imms.size(); ++i) hit = v->imms[i]->get(key, snapshot, &r);
+  if (hit) {
+    if (r.kind == ValueKind::Value) {
+      value->assign(r.value);
+      *found = true;
+    }
+    return Status();
+  }
+  Table::GetResult tr;
+  bool in_tables = false;
+  SKV_RETURN_IF_ERROR(v->version->get(key, snapshot, &tr, &in_tables));
+  if (in_tables && tr.kind == ValueKind::Value) {
+    *value = std::move(tr.value);
+    *found = true;
+  }
+  return Status();
+}
+
+namespace {
+
+// Keeps the memtables and version of a ReadView alive for as long as the iterator lives.
+class PinnedIterator final : public UserIterator {
+ public:
+  PinnedIterator(std::shared_ptr<const ReadView> view, std::unique_ptr<UserIterator> it)
+      : view_(std::move(view)), it_(std::move(it)) {}
+  bool valid() const override { return it_->valid(); }
+  void seek_first() override { it_->seek_first(); }
+  void seek_last() override { it_->seek_last(); }
+  void seek(std::string_view k) override { it_->seek(k); }
+  void next() override { it_->next(); }
+  void prev() override { it_->prev(); }
+  std::string_view key() const override { return it_->key(); }
+  std::string_view value() const override { return it_->value(); }
+  uint64_t timestamp() const override { return it_->timestamp(); }
+  Status status() const override { return it_->status(); }
+
+ private:
+  std::shared_ptr<const ReadView> view_;
+  std::unique_ptr<UserIterator> it_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snapshot,
+                                                             std::string lower, std::string upper,
+                                                             bool keys_only) {
+  SKV_RETURN_IF_ERROR(check_open());
+  std::shared_ptr<const ReadView> v = current_view();
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  children.reserve(2 + v->imms.size() + static_cast<size_t>(v->version->level_count()));
+  children.push_back(v->mem->new_iterator());
+  for (const auto& imm : v->imms) children.push_back(imm->new_iterator());
+  v->version->add_iterators(TableReadOptions{}, &children);
+  auto it = new_db_iterator(new_merging_iterator(std::move(children)), snapshot, std::move(lower),
+                            std::move(upper), keys_only);
+  return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it)));
+}
+
+}  // namespace skv

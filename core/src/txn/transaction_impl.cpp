@@ -1,0 +1,136 @@
+#include "txn/transaction_impl.h"
+
+#include "tree/tree_impl.h"
+#include "txn/merged_iterator.h"
+
+namespace skv {
+
+TransactionImpl::TransactionImpl(std::shared_ptr<TreeImpl> tree, Mode mode, SequenceNumber snapshot,
+                                 Durability durability)
+    : tree_(std::move(tree)), mode_(mode), snapshot_(snapshot), durability_(durability) {}
+
+TransactionImpl::~TransactionImpl() { finish(); }
+
+void TransactionImpl::finish() {
+  if (finished_) return;
+  finished_ = true;
+  writes_.clear();
+  tree_->release_snapshot(snapshot_);
+}
+
+Status TransactionImpl::check_usable() const {
+  if (finished_) return Status::closed("transaction already committed or rolled back");
+  return tree_->check_open();
+}
+
+Status TransactionImpl::check_writable(std::string_view key) const {
+  SKV_RETURN_IF_ERROR(check_usable());
+  if (mode_ == Mode::ReadOnly) return Status::read_only("write on a read-only transaction");
+  if (key.empty()) return Status::invalid_argument("empty key");
+  if (key.size() > kMaxKeySize) {
+    return Status::invalid_argument("key of " + std::to_string(key.size()) +
+                                    " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
+  }
+  return Status();
+}
+
+Status TransactionImpl::check_readable() const {
+  SKV_RETURN_IF_ERROR(check_usable());
+  if (mode_ == Mode::WriteOnly) return Status::invalid_argument("read on a write-only transaction");
+  return Status();
+}
+
+Status TransactionImpl::set(std::string_view key, std::string_view value) {
+  SKV_RETURN_IF_ERROR(check_writable(key));
+  if (value.size() > kMaxValueSize) {
+    return Status::invalid_argument("value of " + std::to_string(value.size()) +
+                                    " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
+  }
+  if (writes_.bytes() + key.size() + value.size() > kMaxTransactionSize) {
+    return Status::invalid_argument("transaction would exceed its limit of " +
+                                    std::to_string(kMaxTransactionSize) + " bytes");
+  }
+  writes_.put(key, value, 0);
+  return Status();
+}
+
+Status TransactionImpl::del(std::string_view key) {
+  SKV_RETURN_IF_ERROR(check_writable(key));
+  if (writes_.bytes() + key.size() > kMaxTransactionSize) {
+    return Status::invalid_argument("transaction would exceed its limit of " +
+                                    std::to_string(kMaxTransactionSize) + " bytes");
+  }
+  writes_.del(key, 0);
+  return Status();
+}
+
+Result<std::optional<std::string>> TransactionImpl::get(std::string_view key) const {
+  SKV_RETURN_IF_ERROR(check_readable());
+  if (key.empty()) return Status::invalid_argument("empty key");
+  if (key.size() > kMaxKeySize) return Status::invalid_argument("key exceeds the size limit");
+  if (const BufferedWrite* w = writes_.find(key)) {
+    if (w->is_delete) return std::optional<std::string>();
+    return std::optional<std::string>(w->value);
+  }
+  std::string value;
+  bool found = false;
+  SKV_RETURN_IF_ERROR(tree_->get(key, snapshot_, &value, &found));
+  if (!found) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<std::unique_ptr<UserIterator>> TransactionImpl::iterator(std::string_view start,
+                                                                std::string_view end,
+                                                                bool keys_only) const {
+  SKV_RETURN_IF_ERROR(check_readable());
+  if (!start.empty() && !end.empty() && end < start) {
+    return Status::invalid_argument("range end sorts before its start");
+  }
+  SKV_ASSIGN_OR_RETURN(
+      std::unique_ptr<UserIterator> tree_it,
+      tree_->new_iterator(snapshot_, std::string(start), std::string(end), keys_only));
+  if (writes_.empty()) return tree_it;
+  return new_overlay_iterator(writes_.new_iterator(std::string(start), std::string(end)),
+                              std::move(tree_it));
+}
+
+Result<uint64_t> TransactionImpl::count(std::string_view start, std::string_view end) const {
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, iterator(start, end, true));
+  uint64_t n = 0;
+  for (it->seek_first(); it->valid(); it->next()) ++n;
+  SKV_RETURN_IF_ERROR(it->status());
+  return n;
+}
+
+CommitFuture TransactionImpl::commit() {
+  Status s = check_usable();
+  if (!s.is_ok()) return CommitFuture::make_ready(std::move(s));
+  if (mode_ == Mode::ReadOnly || writes_.empty()) {
+    finish();
+    return CommitFuture::make_ready(Status());
+  }
+  CommitFuture f = tree_->commit(*this);
+  finish();
+  return f;
+}
+
+Status TransactionImpl::rollback() {
+  if (finished_) return Status::closed("transaction already committed or rolled back");
+  finish();
+  return Status();
+}
+
+Status TransactionImpl::set_savepoint() {
+  SKV_RETURN_IF_ERROR(check_usable());
+  writes_.set_savepoint();
+  return Status();
+}
+
+Status TransactionImpl::rollback_to_savepoint() {
+  SKV_RETURN_IF_ERROR(check_usable());
+  if (!writes_.rollback_to_savepoint())
+    return Status::invalid_argument("no savepoint to roll back to");
+  return Status();
+}
+
+}  // namespace skv

@@ -1,0 +1,67 @@
+// TransactionImpl: the state behind skv::Transaction — mode, snapshot, buffered writes,
+// savepoints — and the checks on every call (finished, read-only, key and value limits).
+//
+// Thread safety: one thread at a time (the public contract of Transaction).
+
+#ifndef SKV_TXN_TRANSACTION_IMPL_H_
+#define SKV_TXN_TRANSACTION_IMPL_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/internal_key.h"
+#include "iterator/user_iterator.h"
+#include "skv/future.h"
+#include "skv/options.h"
+#include "skv/status.h"
+#include "txn/write_buffer.h"
+
+namespace skv {
+
+class TreeImpl;
+
+class TransactionImpl {
+ public:
+  // `snapshot` is already registered with the tree; the transaction releases it when it ends.
+  TransactionImpl(std::shared_ptr<TreeImpl> tree, Mode mode, SequenceNumber snapshot,
+                  Durability durability);
+  TransactionImpl(const TransactionImpl&) = delete;
+  TransactionImpl& operator=(const TransactionImpl&) = delete;
+  ~TransactionImpl();
+
+  Mode mode() const { return mode_; }
+  SequenceNumber snapshot() const { return snapshot_; }
+  Durability durability() const { return durability_; }
+  const WriteBuffer& writes() const { return writes_; }
+
+  Status set(std::string_view key, std::string_view value);
+  Status del(std::string_view key);
+  Result<std::optional<std::string>> get(std::string_view key) const;
+  Result<std::unique_ptr<UserIterator>> iterator(std::string_view start, std::string_view end,
+                                                 bool keys_only) const;
+  Result<uint64_t> count(std::string_view start, std::string_view end) const;
+  void set_durability(Durability d) { durability_ = d; }
+  CommitFuture commit();
+  Status rollback();
+  Status set_savepoint();
+  Status rollback_to_savepoint();
+
+ private:
+  Status check_usable() const;
+  Status check_writable(std::string_view key) const;
+  Status check_readable() const;
+  void finish();
+
+  std::shared_ptr<TreeImpl> tree_;
+  const Mode mode_;
+  const SequenceNumber snapshot_;
+  Durability durability_;
+  WriteBuffer writes_;
+  bool finished_ = false;
+};
+
+}  // namespace skv
+
+#endif  // SKV_TXN_TRANSACTION_IMPL_H_

@@ -1,0 +1,78 @@
+#include "version/table_cache.h"
+
+#include <utility>
+
+#include "cache/block_cache.h"
+#include "wal/wal_files.h"
+
+namespace skv {
+
+TableCache::TableCache(Storage* storage, BlockCache* block_cache, size_t max_open)
+    : storage_(storage), block_cache_(block_cache), max_open_(max_open == 0 ? 1 : max_open) {}
+
+TableCache::~TableCache() = default;
+
+Result<std::shared_ptr<Table>> TableCache::get(uint64_t file_number) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(file_number);
+    if (it != map_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      return it->second.table;
+    }
+  }
+
+  // Open outside the lock: it reads the footer, index and filter.
+  const std::string name = table_file_name(file_number);
+  auto file = storage_->objects().open(name);
+  if (!file.ok()) {
+    Status s = file.status();
+    if (s.is_not_found()) {
+      return Status::corruption(storage_->location() + ": table " + name +
+                                " is missing: " + s.message());
+    }
+    return s;
+  }
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table,
+                       Table::open(std::move(*file), file_number, block_cache_));
+
+  std::shared_ptr<Table> dropped;  // released after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(file_number);
+  if (it != map_.end()) {
+    // Another thread opened it meanwhile; share theirs.
+    lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+    return it->second.table;
+  }
+  lru_.push_front(file_number);
+  map_.emplace(file_number, Entry{table, lru_.begin()});
+  while (map_.size() > max_open_) {
+    uint64_t victim = lru_.back();
+    lru_.pop_back();
+    auto v = map_.find(victim);
+    dropped = std::move(v->second.table);
+    map_.erase(v);
+  }
+  return table;
+}
+
+void TableCache::evict(uint64_t file_number) {
+  std::shared_ptr<Table> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(file_number);
+    if (it != map_.end()) {
+      dropped = std::move(it->second.table);
+      lru_.erase(it->second.lru_pos);
+      map_.erase(it);
+    }
+  }
+  if (block_cache_ != nullptr) block_cache_->erase_file(file_number);
+}
+
+size_t TableCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+
+}  // namespace skv

@@ -1,0 +1,68 @@
+// TableCache: keeps a bounded number of SSTables open, keyed by file number.
+//
+// get() returns the open Table for a file number, opening it through the storage's object store
+// (table_file_name(number)) on a miss. At most `max_open` tables are kept; the least recently used
+// one is dropped from the cache when a new one comes in (it closes once the last shared_ptr to it,
+// e.g. an iterator, goes away).
+//
+// Thread safety: every method may be called from many threads at once (an internal mutex guards
+// the map; tables are opened outside it).
+
+#ifndef SKV_VERSION_TABLE_CACHE_H_
+#define SKV_VERSION_TABLE_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "skv/platform.h"
+#include "skv/status.h"
+#include "sstable/table.h"
+
+namespace skv {
+
+class BlockCache;
+
+class TableCache {
+ public:
+  // `storage` and `block_cache` (which may be null) must outlive the cache. `max_open` >= 1.
+  TableCache(Storage* storage, BlockCache* block_cache, size_t max_open);
+  TableCache(const TableCache&) = delete;
+  TableCache& operator=(const TableCache&) = delete;
+  ~TableCache();
+
+  // The open table for `file_number`. Errors: Corruption naming the file if the object is missing
+  // (a table the version set names must exist), Corruption from Table::open, or the platform's
+  // I/O error. Failed opens are not cached: the next call tries again.
+  Result<std::shared_ptr<Table>> get(uint64_t file_number);
+
+  // Drops the table from this cache and its blocks from the block cache. Called when the file is
+  // deleted. Holders of the table keep it until they release it.
+  void evict(uint64_t file_number);
+
+  // Number of tables currently cached.
+  size_t size() const;
+
+  BlockCache* block_cache() const { return block_cache_; }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Table> table;
+    std::list<uint64_t>::iterator lru_pos;
+  };
+
+  Storage* const storage_;
+  BlockCache* const block_cache_;
+  const size_t max_open_;
+
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, Entry> map_;  // guarded by mu_
+  std::list<uint64_t> lru_;                  // most recently used first; guarded by mu_
+};
+
+}  // namespace skv
+
+#endif  // SKV_VERSION_TABLE_CACHE_H_

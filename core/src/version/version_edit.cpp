@@ -1,0 +1,220 @@
+// Encoding of a VersionEdit (one manifest record payload). See docs/manifest.md.
+//
+//   edit            := field*
+//   field           := tag:varint32 body
+//   tag 1 log_number        body := number:varint64
+//   tag 2 next_file_number  body := number:varint64
+//   tag 3 last_sequence     body := sequence:varint64             (<= 2^56 - 1)
+//   tag 4 compact_pointer   body := level:varint32 key:bytes       (key: an internal key)
+//   tag 5 deleted_file      body := level:varint32 number:varint64
+//   tag 6 new_file          body := level:varint32 number:varint64 file_size:varint64
+//                                   smallest:bytes largest:bytes
+//                                   smallest_seq:varint64 largest_seq:varint64
+//                                   num_entries:varint64
+//   bytes           := length:varint64 byte{length}
+//
+// Tags 1-3 appear at most once. Levels are < kMaxLevelCount. A new file has number >= 1,
+// file_size >= 1, num_entries >= 1, well-formed internal keys with smallest <= largest, and
+// smallest_seq <= largest_seq <= 2^56 - 1. Unknown tags, failed checks and trailing bytes are
+// corruption.
+
+#include "version/version_edit.h"
+
+#include <cstdio>
+
+#include "util/coding.h"
+
+namespace skv {
+namespace {
+
+enum Tag : uint32_t {
+  kLogNumber = 1,
+  kNextFileNumber = 2,
+  kLastSequence = 3,
+  kCompactPointer = 4,
+  kDeletedFile = 5,
+  kNewFile = 6,
+};
+
+bool get_level(std::string_view* in, int* level) {
+  uint32_t v = 0;
+  if (!get_varint32(in, &v) || v >= static_cast<uint32_t>(kMaxLevelCount)) return false;
+  *level = static_cast<int>(v);
+  return true;
+}
+
+bool get_internal_key(std::string_view* in, std::string* out) {
+  std::string_view k;
+  ParsedInternalKey parsed;
+  if (!get_length_prefixed(in, &k) || !parse_internal_key(k, &parsed)) return false;
+  out->assign(k.data(), k.size());
+  return true;
+}
+
+bool get_new_file(std::string_view* in, VersionEdit::NewFile* nf) {
+  FileMetaData& m = nf->meta;
+  if (!get_level(in, &nf->level) || !get_varint64(in, &m.number) ||
+      !get_varint64(in, &m.file_size) || !get_internal_key(in, &m.smallest) ||
+      !get_internal_key(in, &m.largest) || !get_varint64(in, &m.smallest_seq) ||
+      !get_varint64(in, &m.largest_seq) || !get_varint64(in, &m.num_entries)) {
+    return false;
+  }
+  return m.number >= 1 && m.file_size >= 1 && m.num_entries >= 1 &&
+         compare_internal_keys(m.smallest, m.largest) <= 0 && m.smallest_seq <= m.largest_seq &&
+         m.largest_seq <= kMaxSequenceNumber;
+}
+
+std::string escape_key(std::string_view ikey) {
+  std::string out;
+  std::string_view user = ikey.size() >= kInternalKeySuffix ? extract_user_key(ikey) : ikey;
+  for (unsigned char c : user) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (ikey.size() >= kInternalKeySuffix) {
+    out += "@" + std::to_string(extract_trailer(ikey) >> 8);
+  }
+  return out;
+}
+
+}  // namespace
+
+void VersionEdit::encode_to(std::string* dst) const {
+  if (log_number_) {
+    put_varint32(dst, kLogNumber);
+    put_varint64(dst, *log_number_);
+  }
+  if (next_file_number_) {
+    put_varint32(dst, kNextFileNumber);
+    put_varint64(dst, *next_file_number_);
+  }
+  if (last_sequence_) {
+    put_varint32(dst, kLastSequence);
+    put_varint64(dst, *last_sequence_);
+  }
+  for (const auto& [level, key] : compact_pointers_) {
+    put_varint32(dst, kCompactPointer);
+    put_varint32(dst, static_cast<uint32_t>(level));
+    put_length_prefixed(dst, key);
+  }
+  for (const auto& d : deleted_files_) {
+    put_varint32(dst, kDeletedFile);
+    put_varint32(dst, static_cast<uint32_t>(d.level));
+    put_varint64(dst, d.number);
+  }
+  for (const auto& nf : new_files_) {
+    const FileMetaData& m = nf.meta;
+    put_varint32(dst, kNewFile);
+    put_varint32(dst, static_cast<uint32_t>(nf.level));
+    put_varint64(dst, m.number);
+    put_varint64(dst, m.file_size);
+    put_length_prefixed(dst, m.smallest);
+    put_length_prefixed(dst, m.largest);
+    put_varint64(dst, m.smallest_seq);
+    put_varint64(dst, m.largest_seq);
+    put_varint64(dst, m.num_entries);
+  }
+}
+
+Status VersionEdit::decode_from(std::string_view input, std::string_view file, uint64_t offset) {
+  clear();
+  std::string_view in = input;
+  const char* what = nullptr;
+  while (!in.empty() && what == nullptr) {
+    uint32_t tag = 0;
+    if (!get_varint32(&in, &tag)) {
+      what = "bad field tag";
+      break;
+    }
+    uint64_t v = 0;
+    switch (tag) {
+      case kLogNumber:
+        if (log_number_ || !get_varint64(&in, &v)) {
+          what = "bad or repeated log number";
+        } else {
+          log_number_ = v;
+        }
+        break;
+      case kNextFileNumber:
+        if (next_file_number_ || !get_varint64(&in, &v)) {
+          what = "bad or repeated next file number";
+        } else {
+          next_file_number_ = v;
+        }
+        break;
+      case kLastSequence:
+        if (last_sequence_ || !get_varint64(&in, &v) || v > kMaxSequenceNumber) {
+          what = "bad or repeated last sequence";
+        } else {
+          last_sequence_ = v;
+        }
+        break;
+      case kCompactPointer: {
+        int level = 0;
+        std::string key;
+        if (!get_level(&in, &level) || !get_internal_key(&in, &key)) {
+          what = "bad compact pointer";
+        } else {
+          compact_pointers_.emplace_back(level, std::move(key));
+        }
+        break;
+      }
+      case kDeletedFile: {
+        DeletedFile d;
+        if (!get_level(&in, &d.level) || !get_varint64(&in, &d.number) || d.number == 0) {
+          what = "bad deleted file";
+        } else {
+          deleted_files_.push_back(d);
+        }
+        break;
+      }
+      case kNewFile: {
+        NewFile nf;
+        if (!get_new_file(&in, &nf)) {
+          what = "bad new file";
+        } else {
+          new_files_.push_back(std::move(nf));
+        }
+        break;
+      }
+      default:
+        what = "unknown field tag";
+        break;
+    }
+  }
+  if (what == nullptr) return Status::ok();
+  uint64_t at = offset + (input.size() - in.size());
+  clear();
+  return Status::corruption(std::string(file) + ": version edit at offset " +
+                            std::to_string(offset) + ": " + what + " (near byte " +
+                            std::to_string(at) + ")");
+}
+
+std::string VersionEdit::debug_string() const {
+  std::string r = "VersionEdit {\n";
+  if (log_number_) r += "  log_number: " + std::to_string(*log_number_) + "\n";
+  if (next_file_number_) r += "  next_file_number: " + std::to_string(*next_file_number_) + "\n";
+  if (last_sequence_) r += "  last_sequence: " + std::to_string(*last_sequence_) + "\n";
+  for (const auto& [level, key] : compact_pointers_) {
+    r += "  compact_pointer: L" + std::to_string(level) + " " + escape_key(key) + "\n";
+  }
+  for (const auto& d : deleted_files_) {
+    r += "  delete: L" + std::to_string(d.level) + " #" + std::to_string(d.number) + "\n";
+  }
+  for (const auto& nf : new_files_) {
+    const FileMetaData& m = nf.meta;
+    r += "  add: L" + std::to_string(nf.level) + " #" + std::to_string(m.number) + " " +
+         std::to_string(m.file_size) + " bytes [" + escape_key(m.smallest) + " .. " +
+         escape_key(m.largest) + "] seq " + std::to_string(m.smallest_seq) + ".." +
+         std::to_string(m.largest_seq) + " entries " + std::to_string(m.num_entries) + "\n";
+  }
+  r += "}";
+  return r;
+}
+
+}  // namespace skv

@@ -1,0 +1,373 @@
+#include "version/version_set.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "format/file_header.h"
+#include "wal/log_reader.h"
+#include "wal/log_writer.h"
+#include "wal/wal_files.h"
+
+namespace skv {
+
+// Accumulates edits on top of a base Version and produces the resulting Version, checking that
+// every edit is consistent with the state it applies to.
+class VersionSet::Builder {
+ public:
+  // `code` is the error code for an inconsistent edit: Corruption while recovering (the manifest
+  // is damaged), InvalidArgument for a new edit (the caller's bug).
+  Builder(int level_count, const Version* base, Code code)
+      : level_count_(level_count), code_(code), levels_(static_cast<size_t>(level_count)) {
+    if (base == nullptr) return;
+    for (int level = 0; level < base->level_count(); ++level) {
+      for (const auto& f : base->files(level)) {
+        levels_[static_cast<size_t>(level)].emplace(f->number, f);
+        level_of_[f->number] = level;
+      }
+    }
+  }
+
+  // `where` names the edit in messages ("MANIFEST-000004 at offset 120").
+  Status apply(const VersionEdit& edit, const std::string& where) {
+    for (const auto& d : edit.deleted_files()) {
+      SKV_RETURN_IF_ERROR(check_level(d.level, where));
+      auto it = level_of_.find(d.number);
+      if (it == level_of_.end() || it->second != d.level) {
+        return fail(where, "deletes table #" + std::to_string(d.number) + " which is not in L" +
+                               std::to_string(d.level));
+      }
+      levels_[static_cast<size_t>(d.level)].erase(d.number);
+      level_of_.erase(it);
+    }
+    for (const auto& nf : edit.new_files()) {
+      SKV_RETURN_IF_ERROR(check_level(nf.level, where));
+      if (level_of_.count(nf.meta.number) != 0) {
+        return fail(where, "adds table #" + std::to_string(nf.meta.number) + " which is live");
+      }
+      levels_[static_cast<size_t>(nf.level)].emplace(nf.meta.number,
+                                                     std::make_shared<const FileMetaData>(nf.meta));
+      level_of_[nf.meta.number] = nf.level;
+    }
+    for (const auto& cp : edit.compact_pointers()) {
+      SKV_RETURN_IF_ERROR(check_level(cp.first, where));
+    }
+    return Status::ok();
+  }
+
+  // Orders each level and checks that L1+ do not overlap.
+  Status finish(TableCache* cache, const std::string& where, std::shared_ptr<const Version>* out) {
+    std::vector<std::vector<FileMetaPtr>> files(levels_.size());
+    for (size_t level = 0; level < levels_.size(); ++level) {
+      auto& v = files[level];
+      for (const auto& [number, f] : levels_[level]) v.push_back(f);
+      if (level == 0) {
+        std::sort(v.begin(), v.end(), [](const FileMetaPtr& a, const FileMetaPtr& b) {
+          if (a->largest_seq != b->largest_seq) return a->largest_seq > b->largest_seq;
+          return a->number > b->number;
+        });
+        continue;
+      }
+      std::sort(v.begin(), v.end(), [](const FileMetaPtr& a, const FileMetaPtr& b) {
+        return compare_internal_keys(a->smallest, b->smallest) < 0;
+      });
+      for (size_t i = 1; i < v.size(); ++i) {
+        if (compare_user_keys(extract_user_key(v[i - 1]->largest),
+                              extract_user_key(v[i]->smallest)) >= 0) {
+          return fail(where, "tables #" + std::to_string(v[i - 1]->number) + " and #" +
+                                 std::to_string(v[i]->number) + " overlap in L" +
+                                 std::to_string(level));
+        }
+      }
+    }
+    *out = std::make_shared<const Version>(cache, std::move(files));
+    return Status::ok();
+  }
+
+  uint64_t max_number() const { return level_of_.empty() ? 0 : level_of_.rbegin()->first; }
+
+ private:
+  Status check_level(int level, const std::string& where) const {
+    if (level >= 0 && level < level_count_) return Status::ok();
+    return Status(code_ == Code::Corruption ? Code::InvalidArgument : code_,
+                  where + ": names level " + std::to_string(level) + " but level_count is " +
+                      std::to_string(level_count_));
+  }
+  Status fail(const std::string& where, const std::string& what) const {
+    return Status(code_, where + ": " + what);
+  }
+
+  const int level_count_;
+  const Code code_;
+  std::vector<std::map<uint64_t, FileMetaPtr>> levels_;
+  std::map<uint64_t, int> level_of_;
+};
+
+VersionSet::VersionSet(Storage* storage, const Options& options, TableCache* table_cache)
+    : storage_(storage),
+      options_(options),
+      table_cache_(table_cache),
+      level_count_(std::clamp(options.level_count, 2, kMaxLevelCount)),
+      compact_pointers_(static_cast<size_t>(level_count_)) {
+  install(std::make_shared<const Version>(
+      table_cache_, std::vector<std::vector<FileMetaPtr>>(static_cast<size_t>(level_count_))));
+}
+
+VersionSet::~VersionSet() {
+  if (manifest_ != nullptr) (void)manifest_->close();
+}
+
+void VersionSet::install(std::shared_ptr<const Version> v) {
+  current_ = std::move(v);
+  std::erase_if(handed_out_, [](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  handed_out_.push_back(current_);
+}
+
+void VersionSet::mark_file_number_used(uint64_t number) {
+  uint64_t cur = next_file_number_.load();
+  while (cur <= number && !next_file_number_.compare_exchange_weak(cur, number + 1)) {
+  }
+}
+
+void VersionSet::set_last_sequence(SequenceNumber s) {
+  assert(s >= last_sequence_);
+  last_sequence_ = s;
+}
+
+std::set<uint64_t> VersionSet::live_files() {
+  std::set<uint64_t> live;
+  std::erase_if(handed_out_, [](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  for (const auto& w : handed_out_) {
+    std::shared_ptr<const Version> v = w.lock();
+    if (v == nullptr) continue;
+    for (int level = 0; level < v->level_count(); ++level) {
+      for (const auto& f : v->files(level)) live.insert(f->number);
+    }
+  }
+  return live;
+}
+
+void VersionSet::append_snapshot(VersionEdit* edit) const {
+  edit->set_log_number(log_number_);
+  edit->set_next_file_number(next_file_number_.load());
+  edit->set_last_sequence(last_sequence_);
+  for (int level = 0; level < level_count_; ++level) {
+    if (!compact_pointers_[static_cast<size_t>(level)].empty()) {
+      edit->set_compact_pointer(level, compact_pointers_[static_cast<size_t>(level)]);
+    }
+    for (const auto& f : current_->files(level)) edit->add_file(level, *f);
+  }
+}
+
+Status VersionSet::write_new_manifest(uint64_t number) {
+  const std::string name = manifest_file_name(number);
+  VersionEdit snapshot;
+  append_snapshot(&snapshot);
+  std::string record;
+  snapshot.encode_to(&record);
+
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().create(name));
+  FileHeader header;
+  header.kind = FileKind::Manifest;
+  header.file_number = number;
+  auto writer = std::make_unique<log::Writer>(std::move(file), header);
+  Status s = writer->add_record(record);
+  if (s.is_ok()) s = writer->sync();
+  if (s.is_ok()) s = storage_->sync_dir();
+  if (!s.is_ok()) {
+    // CURRENT still names the old manifest, so the new file is garbage: drop it.
+    (void)writer->close();
+    (void)storage_->logs().remove(name);
+    return s;
+  }
+  s = storage_->write_pointer(current_file_name(), name + "\n");
+  if (!s.is_ok()) {
+    // CURRENT may name either manifest now; both stay.
+    (void)writer->close();
+    return s;
+  }
+  const uint64_t old = manifest_number_;
+  if (manifest_ != nullptr) (void)manifest_->close();
+  manifest_ = std::move(writer);
+  manifest_number_ = number;
+  if (old != 0 && old != number) {
+    // Obsolete once CURRENT moved on; a failed removal only leaves a stray file behind.
+    (void)storage_->logs().remove(manifest_file_name(old));
+  }
+  return Status::ok();
+}
+
+Status VersionSet::create_new() {
+  next_file_number_.store(2);
+  last_sequence_ = 0;
+  log_number_ = 0;
+  return write_new_manifest(1);
+}
+
+Status VersionSet::check_tables_exist(const Version& v, const std::string& manifest) {
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> objects, storage_->objects().list());
+  std::set<std::string> present(objects.begin(), objects.end());
+  for (int level = 0; level < v.level_count(); ++level) {
+    for (const auto& f : v.files(level)) {
+      const std::string name = table_file_name(f->number);
+      if (present.count(name) == 0) {
+        return Status::corruption(storage_->location() + ": table " + name + " (L" +
+                                  std::to_string(level) + ") named by " + manifest + " is missing");
+      }
+    }
+  }
+  // Never hand out a number that some file already has, even an orphan of a crashed job.
+  for (const auto& name : objects) {
+    FileType type;
+    uint64_t number = 0;
+    if (parse_file_name(name, &type, &number)) mark_file_number_used(number);
+  }
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> logs, storage_->logs().list());
+  for (const auto& name : logs) {
+    FileType type;
+    uint64_t number = 0;
+    if (parse_file_name(name, &type, &number)) mark_file_number_used(number);
+  }
+  return Status::ok();
+}
+
+Status VersionSet::recover() {
+  SKV_ASSIGN_OR_RETURN(std::string pointer, storage_->read_pointer(current_file_name()));
+  FileType type = FileType::Unknown;
+  uint64_t number = 0;
+  if (pointer.empty() || pointer.back() != '\n' ||
+      !parse_file_name(std::string_view(pointer).substr(0, pointer.size() - 1), &type, &number) ||
+      type != FileType::Manifest) {
+    return Status::corruption(storage_->location() + ": " + current_file_name() +
+                              " does not name a manifest");
+  }
+  const std::string name = manifest_file_name(number);
+  auto opened = storage_->logs().open(name);
+  if (!opened.ok()) {
+    if (!opened.status().is_not_found()) return opened.status();
+    return Status::corruption(storage_->location() + ": " + current_file_name() + " names " + name +
+                              ", which is missing");
+  }
+  std::unique_ptr<LogFile> file = std::move(*opened);
+
+  log::Reader reader(file.get(), FileKind::Manifest);
+  FileHeader header;
+  SKV_RETURN_IF_ERROR(reader.read_header(&header));
+
+  Builder builder(level_count_, nullptr, Code::Corruption);
+  std::optional<uint64_t> log_number, next_file;
+  std::optional<SequenceNumber> last_seq;
+  std::vector<std::string> pointers(static_cast<size_t>(level_count_));
+  std::string record;
+  uint64_t offset = 0;
+  bool any = false;
+  while (true) {
+    SKV_ASSIGN_OR_RETURN(bool got, reader.read_record(&record, &offset));
+    if (!got) break;
+    any = true;
+    VersionEdit edit;
+    SKV_RETURN_IF_ERROR(edit.decode_from(record, name, offset));
+    const std::string where = name + " at offset " + std::to_string(offset);
+    SKV_RETURN_IF_ERROR(builder.apply(edit, where));
+    if (edit.log_number()) {
+      if (log_number && *edit.log_number() < *log_number) {
+        return Status::corruption(where + ": log number goes backwards");
+      }
+      log_number = edit.log_number();
+    }
+    if (edit.next_file_number()) next_file = edit.next_file_number();
+    if (edit.last_sequence()) {
+      if (last_seq && *edit.last_sequence() < *last_seq) {
+        return Status::corruption(where + ": last sequence goes backwards");
+      }
+      last_seq = edit.last_sequence();
+    }
+    for (const auto& [level, key] : edit.compact_pointers()) {
+      pointers[static_cast<size_t>(level)] = key;
+    }
+  }
+  (void)file->close();
+  // A torn tail (reader.torn_tail()) is what an interrupted final append leaves: the edit never
+  // took effect, so it is dropped. The next log_and_apply writes a new manifest.
+  if (!any || !log_number || !next_file || !last_seq) {
+    return Status::corruption(name +
+                              ": no snapshot record (log number, next file number and "
+                              "last sequence are required)");
+  }
+  if (header.file_number != number) {
+    return Status::corruption(name + ": header names file number " +
+                              std::to_string(header.file_number));
+  }
+
+  std::shared_ptr<const Version> v;
+  SKV_RETURN_IF_ERROR(builder.finish(table_cache_, name, &v));
+  next_file_number_.store(*next_file);
+  mark_file_number_used(number);
+  mark_file_number_used(builder.max_number());
+  mark_file_number_used(*log_number);
+  last_sequence_ = *last_seq;
+  log_number_ = *log_number;
+  compact_pointers_ = std::move(pointers);
+  SKV_RETURN_IF_ERROR(check_tables_exist(*v, name));
+
+  install(std::move(v));
+  manifest_number_ = number;
+  manifest_.reset();  // the next log_and_apply starts a new manifest
+  return Status::ok();
+}
+
+Status VersionSet::log_and_apply(VersionEdit* edit) {
+  if (edit->log_number()) {
+    if (*edit->log_number() < log_number_) {
+      return Status::invalid_argument("log number " + std::to_string(*edit->log_number()) +
+                                      " is below the recorded " + std::to_string(log_number_));
+    }
+    if (*edit->log_number() >= next_file_number_.load()) {
+      return Status::invalid_argument("log number " + std::to_string(*edit->log_number()) +
+                                      " was never allocated");
+    }
+  }
+  Builder builder(level_count_, current_.get(), Code::InvalidArgument);
+  SKV_RETURN_IF_ERROR(builder.apply(*edit, "version edit"));
+  std::shared_ptr<const Version> v;
+  SKV_RETURN_IF_ERROR(builder.finish(table_cache_, "version edit", &v));
+
+  if (!edit->log_number()) edit->set_log_number(log_number_);
+  const bool roll = manifest_ == nullptr || manifest_->size() >= max_manifest_size_;
+  const uint64_t new_manifest = roll ? new_file_number() : 0;
+  edit->set_next_file_number(next_file_number_.load());
+  edit->set_last_sequence(last_sequence_);
+
+  // The state after the edit, installed only once it is durable.
+  std::shared_ptr<const Version> previous = current_;
+  const uint64_t previous_log = log_number_;
+  std::vector<std::string> previous_pointers = compact_pointers_;
+  log_number_ = *edit->log_number();
+  for (const auto& [level, key] : edit->compact_pointers()) {
+    compact_pointers_[static_cast<size_t>(level)] = key;
+  }
+  current_ = v;
+
+  Status s;
+  if (roll) {
+    s = write_new_manifest(new_manifest);
+  } else {
+    std::string record;
+    edit->encode_to(&record);
+    s = manifest_->add_record(record);
+    if (s.is_ok()) s = manifest_->sync();
+  }
+  if (!s.is_ok()) {
+    current_ = std::move(previous);
+    log_number_ = previous_log;
+    compact_pointers_ = std::move(previous_pointers);
+    if (manifest_ != nullptr) (void)manifest_->close();
+    manifest_.reset();
+    return s.with_context("manifest write failed");
+  }
+  install(std::move(v));
+  return Status::ok();
+}
+
+}  // namespace skv

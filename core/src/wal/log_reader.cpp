@@ -1,0 +1,243 @@
+#include "wal/log_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "util/coding.h"
+#include "util/crc32c.h"
+#include "wal/log_format.h"
+
+namespace skv::log {
+
+namespace {
+
+// Records are read through a window of this many bytes, so a file of small records costs one
+// platform read per window, not one per record.
+constexpr size_t kReadChunk = size_t{256} << 10;
+
+// The most payload bytes checksummed while looking for an intact record behind a damaged header
+// (beyond a multiple of the scanned range). Bounds the scan on adversarial tails; when it runs
+// out the damaged record is taken for what it looks like first, a torn tail.
+constexpr uint64_t kScanBudgetBase = uint64_t{64} << 20;
+
+bool all_zero(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
+}
+
+// Whether `prefix` (shorter than a header, with its trailing zero bytes removed) could be the
+// beginning of a header of kind `kind` that a crash cut short.
+bool plausible_header_prefix(std::string_view prefix, FileKind kind) {
+  std::string expected;
+  FileHeader h;
+  h.kind = kind;
+  encode_file_header(h, &expected);
+  // magic (0..3), kind (6) and flags (7) are fixed; the version is checked once complete.
+  for (size_t i = 0; i < prefix.size() && i < 8; ++i) {
+    if (i == 4 || i == 5) continue;
+    if (prefix[i] != expected[i]) return false;
+  }
+  return true;
+}
+
+uint32_t record_crc(uint32_t length, std::string_view payload) {
+  char len_buf[4];
+  encode_fixed32(len_buf, length);
+  return crc32c::extend(crc32c::value(len_buf, 4), payload.data(), payload.size());
+}
+
+}  // namespace
+
+Reader::Reader(const LogFile* file, FileKind expected_kind) : file_(file), kind_(expected_kind) {}
+
+Status Reader::corruption(uint64_t offset, const std::string& what) const {
+  return Status::corruption(file_->name() + ": corrupt log record at offset " +
+                            std::to_string(offset) + ": " + what);
+}
+
+bool Reader::end_with_torn_tail() {
+  at_end_ = true;
+  torn_tail_ = true;
+  return false;
+}
+
+// REQUIRES: offset + n <= file_size_ and n <= kReadChunk.
+Result<std::string_view> Reader::fetch(uint64_t offset, size_t n) {
+  if (offset >= window_offset_ && offset + n <= window_offset_ + window_.size()) {
+    return window_.substr(static_cast<size_t>(offset - window_offset_), n);
+  }
+  if (buffer_.size() < kReadChunk) buffer_.resize(kReadChunk);
+  size_t want = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
+  std::string_view got;
+  window_ = {};
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, want, buffer_.data(), &got));
+  if (got.size() < n) {
+    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
+  }
+  window_ = got;
+  window_offset_ = offset;
+  return window_.substr(0, n);
+}
+
+Status Reader::read_exact(uint64_t offset, size_t n, std::string* out) {
+  out->resize(n);
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
+  if (got.size() != n) {
+    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
+  }
+  if (got.data() != out->data()) std::memcpy(out->data(), got.data(), n);
+  return Status();
+}
+
+Result<bool> Reader::zero_from(uint64_t offset) {
+  while (offset < file_size_) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
+    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(offset, n));
+    if (!all_zero(chunk)) return false;
+    offset += n;
+  }
+  return true;
+}
+
+// Whether a record of `length` (already known to fit in the file) at `offset` carries a correct
+// checksum. Charges `length` to *budget; if the budget cannot pay, sets it to 0 and says no.
+Result<bool> Reader::record_checks_out(uint64_t offset, uint32_t length, uint32_t masked_crc,
+                                       uint64_t* budget) {
+  if (length > *budget) {
+    *budget = 0;
+    return false;
+  }
+  *budget -= length;
+  char len_buf[4];
+  encode_fixed32(len_buf, length);
+  uint32_t crc = crc32c::value(len_buf, 4);
+  uint64_t p = offset + kRecordHeaderSize;
+  const uint64_t end = p + length;
+  while (p < end) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, end - p));
+    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(p, n));
+    crc = crc32c::extend(crc, chunk.data(), chunk.size());
+    p += n;
+  }
+  return crc == crc32c::unmask(masked_crc);
+}
+
+// Whether an intact record (sane length, inside the file, correct checksum) starts at any offset
+// in [begin, end) and ends by `end`. Used to tell a cut write, after which nothing intact can
+// follow, from a damaged header in the middle of the log.
+Result<bool> Reader::intact_record_after(uint64_t begin, uint64_t end) {
+  if (end <= begin) return false;
+  uint64_t budget = kScanBudgetBase + 4 * (end - begin);
+  for (uint64_t q = begin; q + kRecordHeaderSize < end; ++q) {
+    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(q, kRecordHeaderSize));
+    const uint32_t length = decode_fixed32(h.data() + 4);
+    if (length == 0 || length > kMaxRecordSize) continue;
+    if (length > end - q - kRecordHeaderSize) continue;
+    const uint32_t masked_crc = decode_fixed32(h.data());
+    SKV_ASSIGN_OR_RETURN(bool intact, record_checks_out(q, length, masked_crc, &budget));
+    if (intact) return true;
+    if (budget == 0) return false;
+  }
+  return false;
+}
+
+Status Reader::read_header(FileHeader* header) {
+  if (header_checked_) {
+    if (pos_ >= kFileHeaderSize) *header = header_;
+    return Status();
+  }
+  file_size_ = file_->size();
+  window_ = {};
+  window_offset_ = 0;
+  const size_t have = static_cast<size_t>(std::min<uint64_t>(file_size_, kFileHeaderSize));
+  std::string_view bytes;
+  if (have > 0) {
+    SKV_ASSIGN_OR_RETURN(bytes, fetch(0, have));
+  }
+  Result<FileHeader> decoded = decode_file_header(bytes, kind_, file_->name());
+  if (!decoded.ok()) {
+    // A header a crash cut short: a plausible prefix followed only by zero bytes (or nothing).
+    size_t nonzero = bytes.size();
+    while (nonzero > 0 && bytes[nonzero - 1] == 0) --nonzero;
+    bool torn =
+        nonzero < kFileHeaderSize && plausible_header_prefix(bytes.substr(0, nonzero), kind_);
+    if (torn) {
+      SKV_ASSIGN_OR_RETURN(torn, zero_from(have));
+    }
+    if (!torn) return decoded.status();
+    header_checked_ = true;
+    pos_ = 0;
+    valid_end_ = 0;
+    end_with_torn_tail();
+    return Status();
+  }
+  header_ = *decoded;
+  *header = header_;
+  header_checked_ = true;
+  pos_ = kFileHeaderSize;
+  valid_end_ = kFileHeaderSize;
+  return Status();
+}
+
+Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
+  if (!header_checked_) {
+    FileHeader ignored;
+    SKV_RETURN_IF_ERROR(read_header(&ignored));
+  }
+  if (at_end_) return false;
+  const uint64_t remaining = file_size_ - pos_;
+  if (remaining == 0) {
+    at_end_ = true;
+    return false;
+  }
+  if (remaining < kRecordHeaderSize) return end_with_torn_tail();  // cut inside a header
+
+  char header[kRecordHeaderSize];
+  {
+    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(pos_, kRecordHeaderSize));
+    std::memcpy(header, h.data(), kRecordHeaderSize);
+  }
+  const uint32_t masked_crc = decode_fixed32(header);
+  const uint32_t length = decode_fixed32(header + 4);
+  const uint64_t payload_offset = pos_ + kRecordHeaderSize;
+
+  if (length == 0) {
+    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(payload_offset));
+    if (zeros) return end_with_torn_tail();
+    return corruption(pos_, "zero record length");
+  }
+  if (length > kMaxRecordSize) {
+    return corruption(pos_, "record length " + std::to_string(length) + " exceeds the maximum");
+  }
+  if (length > remaining - kRecordHeaderSize) {
+    // Runs past the end of the file: a cut write, unless intact data follows the header.
+    SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
+    if (!intact) return end_with_torn_tail();
+    return corruption(pos_, "record length " + std::to_string(length) +
+                                " runs past the end of the file, but intact records follow");
+  }
+
+  if (length <= kReadChunk - kRecordHeaderSize) {
+    SKV_ASSIGN_OR_RETURN(std::string_view payload, fetch(payload_offset, length));
+    record->assign(payload.data(), payload.size());
+  } else {
+    SKV_RETURN_IF_ERROR(read_exact(payload_offset, length, record));
+  }
+  const uint64_t record_end = payload_offset + length;
+  if (record_crc(length, *record) != crc32c::unmask(masked_crc)) {
+    record->clear();
+    // Only a record whose tail never reached the disk (zero bytes, then nothing) is torn.
+    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(record_end));
+    if (zeros) {
+      SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
+      if (!intact) return end_with_torn_tail();
+    }
+    return corruption(pos_, "checksum mismatch");
+  }
+  *offset = pos_;
+  pos_ = record_end;
+  valid_end_ = pos_;
+  return true;
+}
+
+}  // namespace skv::log

@@ -1,0 +1,111 @@
+#include "wal/write_batch.h"
+
+#include <string>
+
+#include "util/coding.h"
+
+namespace skv {
+
+namespace {
+
+// batch := sequence:fixed64 count:fixed32 entry{count}
+// entry := kind:u8 key_len:varint32 key timestamp:fixed64 [value_len:varint32 value]
+constexpr size_t kBatchHeaderSize = 12;
+constexpr size_t kCountOffset = 8;
+// kind + one-byte key length + one key byte + timestamp.
+constexpr size_t kMinEntrySize = 1 + 1 + 1 + 8;
+
+Status bad_batch(std::string_view record, std::string_view at, const std::string& what) {
+  return Status::corruption("write batch: " + what + " at byte " +
+                            std::to_string(record.size() - at.size()) + " of " +
+                            std::to_string(record.size()));
+}
+
+// Parses the entry at the front of *in, advancing it.
+Status decode_entry(std::string_view record, std::string_view* in, WriteBatch::Entry* e) {
+  if (in->empty()) return bad_batch(record, *in, "missing entry");
+  const uint8_t kind = static_cast<uint8_t>((*in)[0]);
+  if (!is_valid_kind(kind)) {
+    return bad_batch(record, *in, "unknown entry kind " + std::to_string(kind));
+  }
+  in->remove_prefix(1);
+  e->kind = static_cast<ValueKind>(kind);
+  uint32_t len = 0;
+  if (!get_varint32(in, &len)) return bad_batch(record, *in, "bad key length");
+  if (len == 0) return bad_batch(record, *in, "empty key");
+  if (len > in->size()) return bad_batch(record, *in, "key runs past the end");
+  e->key = in->substr(0, len);
+  in->remove_prefix(len);
+  if (!get_fixed64(in, &e->timestamp)) return bad_batch(record, *in, "truncated timestamp");
+  e->value = {};
+  if (e->kind == ValueKind::Value) {
+    if (!get_varint32(in, &len)) return bad_batch(record, *in, "bad value length");
+    if (len > in->size()) return bad_batch(record, *in, "value runs past the end");
+    e->value = in->substr(0, len);
+    in->remove_prefix(len);
+  }
+  return Status();
+}
+
+}  // namespace
+
+void WriteBatch::clear() {
+  rep_.assign(kBatchHeaderSize, '\0');
+  count_ = 0;
+}
+
+void WriteBatch::set_sequence(SequenceNumber seq) { encode_fixed64(rep_.data(), seq); }
+
+SequenceNumber WriteBatch::sequence() const { return decode_fixed64(rep_.data()); }
+
+void WriteBatch::put(std::string_view key, std::string_view value, uint64_t timestamp) {
+  rep_.push_back(static_cast<char>(ValueKind::Value));
+  put_varint32(&rep_, static_cast<uint32_t>(key.size()));
+  rep_.append(key.data(), key.size());
+  put_fixed64(&rep_, timestamp);
+  put_varint32(&rep_, static_cast<uint32_t>(value.size()));
+  rep_.append(value.data(), value.size());
+  ++count_;
+}
+
+void WriteBatch::del(std::string_view key, uint64_t timestamp) {
+  rep_.push_back(static_cast<char>(ValueKind::Delete));
+  put_varint32(&rep_, static_cast<uint32_t>(key.size()));
+  rep_.append(key.data(), key.size());
+  put_fixed64(&rep_, timestamp);
+  ++count_;
+}
+
+const std::string& WriteBatch::encoded() {
+  encode_fixed32(rep_.data() + kCountOffset, count_);
+  return rep_;
+}
+
+Status WriteBatch::decode(std::string_view record, SequenceNumber* seq,
+                          const std::function<void(const Entry&)>& fn) {
+  std::string_view in = record;
+  uint64_t sequence = 0;
+  uint32_t count = 0;
+  if (!get_fixed64(&in, &sequence) || !get_fixed32(&in, &count)) {
+    return bad_batch(record, in, "truncated header");
+  }
+  if (sequence > kMaxSequenceNumber) return bad_batch(record, in, "sequence number out of range");
+  if (count > in.size() / kMinEntrySize) {
+    return bad_batch(record, in, "entry count " + std::to_string(count) + " exceeds the input");
+  }
+  // Check everything before delivering anything, so a damaged batch is never half applied.
+  const std::string_view entries = in;
+  Entry e{};
+  for (uint32_t i = 0; i < count; ++i) SKV_RETURN_IF_ERROR(decode_entry(record, &in, &e));
+  if (!in.empty()) return bad_batch(record, in, "trailing bytes");
+  *seq = sequence;
+  in = entries;
+  for (uint32_t i = 0; i < count; ++i) {
+    Status s = decode_entry(record, &in, &e);
+    (void)s;  // already checked above
+    fn(e);
+  }
+  return Status();
+}
+
+}  // namespace skv

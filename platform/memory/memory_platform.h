@@ -1,0 +1,212 @@
+// MemoryPlatform: a whole platform held in memory, for tests, deterministic simulation and
+// in-memory trees. It models durability precisely enough to test crash consistency without
+// killing processes, and it injects faults on demand.
+//
+// Databases are keyed by path and live as long as the MemoryPlatform object: a Storage may be
+// destroyed and the same path opened again to see its files. Opening a path whose Storage still
+// exists fails with Code::Busy.
+//
+// What is durable (what survives crash()):
+//   - File bytes: a file keeps its bytes and its synced length. LogFile::sync() and
+//     ObjectWriter::finish() make the bytes written so far durable; LogFile::truncate() is durable
+//     after the next sync().
+//   - Names: creations and removals of files are durable only after Storage::sync_dir(). Until
+//     then a crash brings back the namespace of the last sync_dir(): new files vanish, removed
+//     ones come back (with their durable bytes).
+//   - Pointers: write_pointer() is atomic and durable when it returns. Unlike the POSIX platform it
+//     does not make other pending names durable, so code that forgets sync_dir() fails here.
+//
+// crash() applies this to every database at once, releases every lock (as a killed process
+// would) and invalidates every handle opened before it: later calls on such a handle (files,
+// stores, the old Storage) fail with Code::IO and never touch the state after the crash.
+//
+// list() follows the POSIX platform's name rule, so code that works here works there:
+// ObjectStore::list() returns the names ending in ".sst"; LogStore::list() the other names that
+// start with a decimal digit or with "MANIFEST-" (the core numbers its files). Pointer records
+// live apart from files and are never listed. Both stores share one namespace per database.
+// ObjectStore::open() of an object whose writer has not finished fails with InvalidArgument.
+//
+// Faults: set_fault_policy() makes chosen calls fail (see FaultRule), deterministically for a
+// given sequence of calls. A byte quota per database makes appends and pointer writes that would
+// exceed it fail with Code::Quota, leaving the file unchanged.
+//
+// Messages name the file as "mem:<path>/<name>: ...".
+//
+// Thread safety: MemoryPlatform, and every Storage, store and reader it hands out, may be used
+// from several threads at once; LogFile::read_at and ObjectReader::read_at run concurrently with
+// appends (each file has its own mutex; reads copy into the caller's scratch).
+
+#ifndef SKV_PLATFORM_MEMORY_MEMORY_PLATFORM_H_
+#define SKV_PLATFORM_MEMORY_MEMORY_PLATFORM_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "platform/memory/fake_clock.h"
+#include "platform/memory/queue_executor.h"
+#include "skv/platform.h"
+#include "skv/status.h"
+
+namespace skv {
+
+// The kinds of call a fault can target.
+enum class FaultOp : uint8_t {
+  Read,          // LogFile::read_at, ObjectReader::read_at, Storage::read_pointer
+  Write,         // LogFile::append, LogFile::truncate, ObjectWriter::append
+  Sync,          // LogFile::sync, ObjectWriter::finish
+  Create,        // LogStore::create, ObjectStore::create
+  Open,          // LogStore::open, ObjectStore::open
+  Remove,        // LogStore::remove, ObjectStore::remove
+  List,          // LogStore::list, ObjectStore::list
+  PointerWrite,  // Storage::write_pointer
+  SyncDir,       // Storage::sync_dir
+};
+constexpr size_t kFaultOpCount = 9;
+
+// "read", "write", "sync", "create", "open", "remove", "list", "pointer_write", "sync_dir".
+const char* fault_op_name(FaultOp op);
+
+// One rule of a FaultPolicy. A rule counts the calls it matches (its op, and a target containing
+// `target_contains`), starting from 1 when the policy is set. Call number k fails when k >= nth,
+// fewer than `times` calls failed through this rule so far, and (if one_in > 0) a draw from the
+// policy's seeded generator hits 1 in one_in. A failed call changes nothing.
+struct FaultRule {
+  static constexpr uint64_t kForever = UINT64_MAX;
+
+  FaultOp op = FaultOp::Write;
+  uint64_t nth = 1;
+  uint64_t times = 1;
+  uint64_t one_in = 0;
+  Code code = Code::IO;
+  // Matched against "<path>/<name>" ("<path>" for sync_dir and list); empty matches everything.
+  std::string target_contains;
+
+  // Fails the nth matching call only.
+  static FaultRule nth_call(FaultOp op, uint64_t n, Code code = Code::IO) {
+    FaultRule r;
+    r.op = op;
+    r.nth = n;
+    r.code = code;
+    return r;
+  }
+  // Fails every matching call.
+  static FaultRule every_call(FaultOp op, Code code = Code::IO) {
+    FaultRule r;
+    r.op = op;
+    r.times = kForever;
+    r.code = code;
+    return r;
+  }
+};
+
+// Which calls fail. The first rule (in order) that fires decides the error; every rule counts
+// every call it matches.
+struct FaultPolicy {
+  std::vector<FaultRule> rules;
+  uint64_t seed = 0;  // drives rules with one_in > 0
+};
+
+// One file of a database, as the tests see it.
+struct MemoryFileInfo {
+  std::string name;
+  uint64_t size = 0;         // bytes now, unsynced ones included
+  uint64_t synced_size = 0;  // bytes that survive a crash (if the name does)
+  // This file survives a crash under its name: it was there at the last sync_dir (false for a
+  // name created again since, whose older file a crash would bring back).
+  bool name_durable = false;
+  bool is_object = false;  // created through the ObjectStore
+  bool finished = true;    // objects: finish() was called
+};
+
+class MemoryFaultInjector;  // internal
+struct MemoryDatabase;      // internal
+
+class MemoryPlatform final : public Platform {
+ public:
+  static constexpr uint64_t kNoQuota = UINT64_MAX;
+
+  // A platform with its own FakeClock and QueueExecutor.
+  MemoryPlatform();
+  // A platform whose background work runs on `executor` (e.g. a ThreadPoolExecutor).
+  // REQUIRES: executor != nullptr.
+  explicit MemoryPlatform(std::shared_ptr<Executor> executor);
+  MemoryPlatform(const MemoryPlatform&) = delete;
+  MemoryPlatform& operator=(const MemoryPlatform&) = delete;
+  ~MemoryPlatform() override;
+
+  // Platform. `path` is any non-empty string (trailing '/' ignored); location() is "mem:<path>".
+  Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
+                                                bool create_if_missing) override;
+  Clock& clock() override { return clock_; }
+  Executor& executor() override { return *executor_; }
+
+  FakeClock& fake_clock() { return clock_; }
+  // The built-in queue executor, or null when the platform was given an executor.
+  QueueExecutor* queue_executor() { return queue_executor_; }
+
+  // Simulates a power failure of the whole machine: every database's namespace reverts to its
+  // last sync_dir(), every file drops its unsynced bytes, every lock is released and every handle
+  // opened before is invalidated. With `tear`, each file keeps instead a prefix of its unsynced
+  // bytes (a torn write) whose length is drawn from a generator seeded with `seed`, so a crash
+  // replays exactly. A file truncated since its last sync() reverts to its durable contents.
+  // An object whose writer had not finished survives (if its name does) as a finished object
+  // holding its surviving bytes, as a file on disk would.
+  void crash(uint64_t seed, bool tear);
+
+  // Replaces the fault policy and restarts its call counts. clear_faults() removes every rule.
+  void set_fault_policy(FaultPolicy policy);
+  void clear_faults();
+  // Faults injected since construction.
+  uint64_t faults_injected() const;
+  // Calls of kind `op` made since construction (failed ones included).
+  uint64_t call_count(FaultOp op) const;
+
+  // Caps the bytes (files plus pointer records) of the database at `path`, existing or future.
+  // kNoQuota removes the cap. Bytes already stored beyond a new cap stay.
+  void set_quota(const std::string& path, uint64_t bytes);
+
+  bool database_exists(const std::string& path) const;
+  // Paths of every database, sorted.
+  std::vector<std::string> databases() const;
+  // Deletes a database and everything in it. NotFound if absent, Busy while it is open.
+  Status remove_database(const std::string& path);
+
+  // The files of a database (its current namespace), sorted by name. NotFound if no such db.
+  Result<std::vector<MemoryFileInfo>> list_files(const std::string& path) const;
+  // The current bytes of a file, unsynced ones included. NotFound if absent.
+  Result<std::string> read_file(const std::string& path, const std::string& name) const;
+  // Overwrites bytes of a file in place, durably (as a disk corruption would).
+  // InvalidArgument if [offset, offset + bytes.size()) is not inside the file.
+  Status overwrite_file(const std::string& path, const std::string& name, uint64_t offset,
+                        std::string_view bytes);
+  // XORs the byte at `offset` with `mask`, durably. Same errors as overwrite_file.
+  Status flip_byte(const std::string& path, const std::string& name, uint64_t offset,
+                   uint8_t mask = 0x01);
+  // Shrinks a file to `size` bytes, durably. InvalidArgument if size > current size.
+  Status truncate_file(const std::string& path, const std::string& name, uint64_t size);
+  // Bytes of files and pointer records of one database (0 if absent), or of all of them.
+  uint64_t total_bytes(const std::string& path) const;
+  uint64_t total_bytes() const;
+
+ private:
+  std::shared_ptr<MemoryDatabase> find(const std::string& path) const;
+
+  FakeClock clock_;
+  std::shared_ptr<Executor> executor_;
+  QueueExecutor* queue_executor_ = nullptr;
+  std::shared_ptr<MemoryFaultInjector> faults_;
+
+  mutable std::mutex mu_;  // guards the two maps and next_token_
+  std::map<std::string, std::shared_ptr<MemoryDatabase>> dbs_;
+  std::map<std::string, uint64_t> quotas_;
+  uint64_t next_token_ = 1;
+};
+
+}  // namespace skv
+
+#endif  // SKV_PLATFORM_MEMORY_MEMORY_PLATFORM_H_

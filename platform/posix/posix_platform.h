@@ -1,0 +1,84 @@
+// PosixPlatform: the platform of the native build. A database is a directory of ordinary files.
+//
+//   - Storage: open_storage() creates the directory (and its parents, like `mkdir -p`) when asked
+//     to, and takes the database's exclusive lock: a write lock (fcntl F_SETLK) on the file
+//     "LOCK" inside it. fcntl locks do not exclude a second open in the same process, so the
+//     platform also keeps a process-wide set of the canonical paths it has locked. Either kind of
+//     conflict fails with Code::Busy. Destroying the Storage releases the lock.
+//   - Log files are opened with O_APPEND: append() is one write() (retried on EINTR and on short
+//     writes, never buffered: the WAL batches itself), sync() is fdatasync, read_at() is pread,
+//     truncate() is ftruncate.
+//   - Objects are written through a 64 KiB buffer into "<name>.partial" and renamed to their
+//     name by finish(), after an fdatasync; abort() removes the partial file. A reader therefore
+//     never sees half an object under its name, and ObjectStore::open() of an unfinished object is
+//     NotFound.
+//   - sync_dir() is an fsync of the directory. write_pointer() writes "<name>.partial", syncs it,
+//     renames it over <name> and fsyncs the directory (which makes every earlier create and
+//     remove durable too).
+//   - Names: ObjectStore::list() returns the names ending in ".sst"; LogStore::list() the other
+//     names that start with a decimal digit or with "MANIFEST-" (the rule of MemoryPlatform).
+//     "LOCK" and names ending in ".partial" belong to the platform: using them is
+//     InvalidArgument, they are never listed, and partial files left by a crash are removed when
+//     the database is next opened (under its lock). Pointers are files of the directory too, but
+//     the core names them so that no list rule matches ("CURRENT").
+//   - Errors map through posix_error() (posix_error.h): ENOSPC and EDQUOT are Code::Quota,
+//     ENOENT is Code::NotFound, the rest Code::IO; messages read "<dir>/<name>: <op>: <reason>".
+//
+// Files opened from a Storage keep working after the Storage is destroyed (they hold the
+// directory open), but the lock is gone by then.
+//
+// Thread safety: PosixPlatform, PosixClock, every Storage and store are safe to use from several
+// threads at once. A LogFile or ObjectWriter is used by one thread at a time; LogFile::read_at
+// and ObjectReader::read_at may run concurrently (pread).
+
+#ifndef SKV_PLATFORM_POSIX_POSIX_PLATFORM_H_
+#define SKV_PLATFORM_POSIX_POSIX_PLATFORM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "skv/platform.h"
+#include "skv/status.h"
+
+namespace skv {
+
+// Wall-clock time: CLOCK_REALTIME in nanoseconds since the Unix epoch. Not monotonic.
+class PosixClock final : public Clock {
+ public:
+  uint64_t now_nanos() override;
+};
+
+class PosixPlatform final : public Platform {
+ public:
+  // The suffix of files being written (objects before finish(), pointers before their rename).
+  static constexpr std::string_view kPartialSuffix = ".partial";
+  // The lock file inside every database directory.
+  static constexpr std::string_view kLockFileName = "LOCK";
+
+  // A platform whose background work runs on `executor` (natively a ThreadPoolExecutor; see
+  // default_platform()). REQUIRES: executor != nullptr.
+  explicit PosixPlatform(std::shared_ptr<Executor> executor);
+  PosixPlatform(const PosixPlatform&) = delete;
+  PosixPlatform& operator=(const PosixPlatform&) = delete;
+  ~PosixPlatform() override = default;
+
+  // `path` is a directory path, absolute or relative to the working directory at the time of the
+  // call; location() is `path` without trailing '/'. InvalidArgument for an empty path,
+  // NotFound when the directory is missing and !create_if_missing, Busy when it is locked, IO
+  // (or Quota) when the directory cannot be created or opened.
+  Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
+                                                bool create_if_missing) override;
+
+  Clock& clock() override { return clock_; }
+  Executor& executor() override { return *executor_; }
+
+ private:
+  PosixClock clock_;
+  std::shared_ptr<Executor> executor_;
+};
+
+}  // namespace skv
+
+#endif  // SKV_PLATFORM_POSIX_POSIX_PLATFORM_H_

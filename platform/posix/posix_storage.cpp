@@ -1,0 +1,310 @@
+// The POSIX platform's Storage: database directories, their exclusive lock, the two stores over
+// one directory, and pointer records. See posix_platform.h for the contract.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <ctime>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "platform/posix/posix_error.h"
+#include "platform/posix/posix_internal.h"
+#include "platform/posix/posix_platform.h"
+
+namespace skv {
+
+using posix::close_fd;
+using posix::file_size;
+using posix::is_log_name;
+using posix::is_object_name;
+using posix::is_partial_name;
+using posix::open_at;
+using posix::PosixDir;
+using posix::sync_data;
+using posix::sync_dir_fd;
+using posix::write_all;
+
+namespace {
+
+Status remove_file(const PosixDir& dir, const std::string& name) {
+  SKV_RETURN_IF_ERROR(dir.check_name(name));
+  if (::unlinkat(dir.fd, name.c_str(), 0) != 0) {
+    return posix_error(dir.label(name), "remove", errno);
+  }
+  return Status::ok();
+}
+
+Result<std::vector<std::string>> list_names(const PosixDir& dir, bool (*keep)(std::string_view)) {
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> names, dir.entries());
+  names.erase(
+      std::remove_if(names.begin(), names.end(), [keep](const std::string& n) { return !keep(n); }),
+      names.end());
+  return names;
+}
+
+class PosixLogStore final : public LogStore {
+ public:
+  explicit PosixLogStore(std::shared_ptr<const PosixDir> dir) : dir_(std::move(dir)) {}
+
+  Result<std::unique_ptr<LogFile>> create(const std::string& name) override {
+    return open_file(name, O_CREAT | O_TRUNC, "create");
+  }
+  Result<std::unique_ptr<LogFile>> open(const std::string& name) override {
+    return open_file(name, 0, "open");
+  }
+  Status remove(const std::string& name) override { return remove_file(*dir_, name); }
+  Result<std::vector<std::string>> list() override { return list_names(*dir_, is_log_name); }
+
+ private:
+  Result<std::unique_ptr<LogFile>> open_file(const std::string& name, int flags, const char* op) {
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    const std::string label = dir_->label(name);
+    int fd = open_at(dir_->fd, name, O_RDWR | O_APPEND | flags);
+    if (fd < 0) return posix_error(label, op, errno);
+    Result<uint64_t> size = file_size(fd, label);
+    if (!size.ok()) {
+      close_fd(fd);
+      return size.status();
+    }
+    return posix::make_log_file(dir_, name, fd, *size);
+  }
+
+  std::shared_ptr<const PosixDir> dir_;
+};
+
+class PosixObjectStore final : public ObjectStore {
+ public:
+  explicit PosixObjectStore(std::shared_ptr<const PosixDir> dir) : dir_(std::move(dir)) {}
+
+  Result<std::unique_ptr<ObjectWriter>> create(const std::string& name) override {
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    const std::string label = dir_->label(name);
+    const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
+    // The partial file is taken first, exclusively, so that of two writers racing for one name
+    // at most one gets past the existence check below.
+    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_EXCL);
+    if (fd < 0) {
+      if (errno == EEXIST) {
+        return Status::invalid_argument(label + ": create: object is being written");
+      }
+      return posix_error(label, "create", errno);
+    }
+    struct stat st;
+    int exists = ::fstatat(dir_->fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+    int err = errno;
+    if (exists == 0 || err != ENOENT) {
+      close_fd(fd);
+      ::unlinkat(dir_->fd, partial.c_str(), 0);
+      if (exists == 0) return Status::invalid_argument(label + ": create: object already exists");
+      return posix_error(label, "create", err);
+    }
+    return posix::make_object_writer(dir_, name, fd);
+  }
+
+  Result<std::unique_ptr<ObjectReader>> open(const std::string& name) override {
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    std::string label = dir_->label(name);
+    int fd = open_at(dir_->fd, name, O_RDONLY);
+    if (fd < 0) return posix_error(label, "open", errno);
+    Result<uint64_t> size = file_size(fd, label);
+    if (!size.ok()) {
+      close_fd(fd);
+      return size.status();
+    }
+    return posix::make_object_reader(name, std::move(label), fd, *size);
+  }
+
+  Status remove(const std::string& name) override { return remove_file(*dir_, name); }
+  Result<std::vector<std::string>> list() override { return list_names(*dir_, is_object_name); }
+
+ private:
+  std::shared_ptr<const PosixDir> dir_;
+};
+
+// The canonical paths this process holds locked. fcntl locks belong to the process, so a second
+// lock of the same file from this process would succeed; this set is what refuses it. Never
+// destroyed, so a Storage released during static destruction still finds it.
+struct LockRegistry {
+  std::mutex mu;
+  std::set<std::string> paths;
+};
+LockRegistry& lock_registry() {
+  static LockRegistry* registry = new LockRegistry;
+  return *registry;
+}
+
+// One database's exclusive lock: an entry of the registry plus the fcntl lock on LOCK.
+class DbLock {
+ public:
+  DbLock() = default;
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+  ~DbLock() {
+    if (fd_ >= 0) close_fd(fd_);  // releases the fcntl lock
+    if (!canonical_.empty()) {
+      LockRegistry& r = lock_registry();
+      std::lock_guard<std::mutex> guard(r.mu);
+      r.paths.erase(canonical_);
+    }
+  }
+
+  Status acquire(const PosixDir& dir) {
+    const std::string busy =
+        dir.path + ": database is already open (locked by another handle or process)";
+    char resolved[PATH_MAX];
+    if (::realpath(dir.path.c_str(), resolved) == nullptr) {
+      return posix_error(dir.path, "resolve path", errno);
+    }
+    {
+      LockRegistry& r = lock_registry();
+      std::lock_guard<std::mutex> guard(r.mu);
+      if (!r.paths.insert(resolved).second) return Status::busy(busy);
+    }
+    canonical_ = resolved;
+    const std::string label = dir.label(PosixPlatform::kLockFileName);
+    fd_ = open_at(dir.fd, std::string(PosixPlatform::kLockFileName), O_RDWR | O_CREAT);
+    if (fd_ < 0) return posix_error(label, "open lock file", errno);
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (::fcntl(fd_, F_SETLK, &fl) != 0) {
+      if (errno == EACCES || errno == EAGAIN) return Status::busy(busy);
+      return posix_error(label, "lock", errno);
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::string canonical_;
+  int fd_ = -1;
+};
+
+class PosixStorage final : public Storage {
+ public:
+  PosixStorage(std::shared_ptr<const PosixDir> dir, std::unique_ptr<DbLock> lock)
+      : dir_(std::move(dir)), lock_(std::move(lock)), logs_(dir_), objects_(dir_) {}
+
+  const std::string& location() const override { return dir_->path; }
+  LogStore& logs() override { return logs_; }
+  ObjectStore& objects() override { return objects_; }
+
+  Status sync_dir() override { return sync_dir_fd(dir_->fd, dir_->path); }
+
+  Status write_pointer(const std::string& name, std::string_view contents) override {
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    const std::string label = dir_->label(name);
+    const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
+    std::lock_guard<std::mutex> guard(pointer_mu_);  // one writer of partial files at a time
+    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_TRUNC);
+    if (fd < 0) return posix_error(label, "write pointer", errno);
+    Status s = write_all(fd, contents, label, "write pointer", nullptr);
+    if (s.is_ok()) s = sync_data(fd, label, "write pointer: sync");
+    int err = close_fd(fd);
+    if (s.is_ok() && err != 0) s = posix_error(label, "write pointer: close", err);
+    if (s.is_ok() && ::renameat(dir_->fd, partial.c_str(), dir_->fd, name.c_str()) != 0) {
+      s = posix_error(label, "write pointer: rename", errno);
+    }
+    if (!s.is_ok()) {
+      ::unlinkat(dir_->fd, partial.c_str(), 0);
+      return s;
+    }
+    return sync_dir_fd(dir_->fd, dir_->path);
+  }
+
+  Result<std::string> read_pointer(const std::string& name) override {
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    const std::string label = dir_->label(name);
+    int fd = open_at(dir_->fd, name, O_RDONLY);
+    if (fd < 0) return posix_error(label, "read pointer", errno);
+    std::string out;
+    char buf[4096];
+    Status s;
+    for (;;) {
+      ssize_t r = ::read(fd, buf, sizeof(buf));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) s = posix_error(label, "read pointer", errno);
+      if (r <= 0) break;
+      out.append(buf, static_cast<size_t>(r));
+    }
+    close_fd(fd);
+    if (!s.is_ok()) return s;
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const PosixDir> dir_;
+  std::unique_ptr<DbLock> lock_;
+  PosixLogStore logs_;
+  PosixObjectStore objects_;
+  std::mutex pointer_mu_;
+};
+
+// mkdir -p. After creating a directory, syncs its parent so the new entry is durable.
+Status make_dirs(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Status::ok();
+    return posix_error(path, "create database directory", ENOTDIR);
+  }
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    const std::string prefix = path.substr(0, pos);
+    if (prefix.empty() || prefix.back() == '/') continue;  // "/" itself, or "a//b"
+    if (::mkdir(prefix.c_str(), 0755) != 0) {
+      if (errno == EEXIST) continue;
+      return posix_error(prefix, "create database directory", errno);
+    }
+    size_t slash = prefix.find_last_of('/');
+    std::string parent =
+        slash == std::string::npos ? "." : prefix.substr(0, slash == 0 ? 1 : slash);
+    int fd = open_at(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return posix_error(parent, "open directory", errno);
+    Status s = sync_dir_fd(fd, parent);
+    close_fd(fd);
+    SKV_RETURN_IF_ERROR(s);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+uint64_t PosixClock::now_nanos() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+PosixPlatform::PosixPlatform(std::shared_ptr<Executor> executor) : executor_(std::move(executor)) {}
+
+Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& path,
+                                                             bool create_if_missing) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  if (p.empty()) return Status::invalid_argument("open storage: empty database path");
+  if (create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p));
+
+  int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return posix_error(p, "open database directory", errno);
+  auto dir = std::make_shared<const PosixDir>(p, fd);
+  auto lock = std::make_unique<DbLock>();
+  SKV_RETURN_IF_ERROR(lock->acquire(*dir));
+
+  // Partial files are left only by a crash (or a failed call) of an earlier holder of the lock.
+  Result<std::vector<std::string>> names = dir->entries();
+  if (names.ok()) {
+    for (const auto& name : *names) {
+      if (is_partial_name(name)) ::unlinkat(dir->fd, name.c_str(), 0);
+    }
+  }
+  return std::unique_ptr<Storage>(std::make_unique<PosixStorage>(std::move(dir), std::move(lock)));
+}
+
+}  // namespace skv

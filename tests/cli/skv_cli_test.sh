@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Drives the skv tool through every command against a fresh directory and checks its output and
+# exit statuses.   usage: skv_cli_test.sh <path to skv> <scratch dir>
+set -euo pipefail
+SKV=${1:?usage: $0 <skv> <scratch dir>}
+WORK=${2:?usage: $0 <skv> <scratch dir>}
+rm -rf "$WORK"
+mkdir -p "$WORK"
+DB="$WORK/db"
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $*" >&2
+}
+# expect <description> <expected stdout> -- <command...>: exit 0 and exactly that output.
+expect() {
+  local what=$1 want=$2
+  shift 3
+  local got rc=0
+  got=$("$@" 2>"$WORK/stderr") || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    fail "$what: exit $rc ($(cat "$WORK/stderr"))"
+  elif [[ "$got" != "$want" ]]; then
+    fail "$what: got [$got] want [$want]"
+  else
+    ok
+  fi
+}
+# expect_exit <description> <status> <stderr pattern> -- <command...>
+expect_exit() {
+  local what=$1 want=$2 pattern=$3
+  shift 4
+  local rc=0
+  "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
+  if [[ $rc -ne $want ]]; then
+    fail "$what: exit $rc, want $want ($(cat "$WORK/stderr"))"
+  elif ! grep -q -- "$pattern" "$WORK/stderr"; then
+    fail "$what: stderr [$(cat "$WORK/stderr")] lacks [$pattern]"
+  else
+    ok
+  fi
+}
+
+help=$("$SKV" --help) && grep -q "^usage: skv" <<<"$help" && ok || fail "--help"
+expect_exit "no arguments" 2 "usage" -- "$SKV"
+expect_exit "unknown command" 2 "unknown command" -- "$SKV" frobnicate "$DB"
+expect_exit "wrong arity" 2 "takes 3" -- "$SKV" set "$DB" onlykey
+expect_exit "bad option" 2 "does not take --reverse" -- "$SKV" get "$DB" k --reverse
+expect_exit "bad escape" 2 "bad escape" -- "$SKV" set "$DB" 'a\q' v
+expect_exit "bad limit" 2 "non-negative" -- "$SKV" scan "$DB" --limit x
+expect_exit "get on a missing database" 1 "skv: get:" -- "$SKV" get "$WORK/absent" k
+
+# Writes, including binary bytes and a backslash.
+for i in 1 2 3 4 5; do
+  expect "set user:00$i" "" -- "$SKV" set "$DB" "user:00$i" "name-$i"
+done
+expect "set other" "" -- "$SKV" set "$DB" "zz:other" "x"
+expect "set binary" "" -- "$SKV" set "$DB" 'bin:\x00\xff' 'tab\x09back\\slash'
+expect "get" "name-3" -- "$SKV" get "$DB" user:003
+expect "get binary (escaped)" 'tab\x09back\\slash' -- "$SKV" get "$DB" 'bin:\x00\xff'
+expect "get binary (raw)" "$(printf 'tab\tback\\slash')" -- "$SKV" get "$DB" 'bin:\x00\xff' --raw
+expect_exit "get missing" 1 "not_found\|not found" -- "$SKV" get "$DB" user:999
+
+# Scans.
+expect "scan prefix" "$(printf 'user:001\tname-1\nuser:002\tname-2\nuser:003\tname-3\nuser:004\tname-4\nuser:005\tname-5')" \
+  -- "$SKV" scan "$DB" --prefix user:
+expect "scan reverse limit" "$(printf 'user:005\tname-5\nuser:004\tname-4')" \
+  -- "$SKV" scan "$DB" --prefix user: --reverse --limit 2
+expect "scan keys-only range" "$(printf 'user:002\nuser:003')" \
+  -- "$SKV" scan "$DB" --start user:002 --end user:004 --keys-only
+expect "scan prefix within range" "user:005" \
+  -- "$SKV" scan "$DB" --prefix user: --start user:005 --keys-only
+expect "scan all keys" "$(printf 'bin:\\x00\\xff\nuser:001\nuser:002\nuser:003\nuser:004\nuser:005\nzz:other')" \
+  -- "$SKV" scan "$DB" --keys-only
+expect "scan empty range" "" -- "$SKV" scan "$DB" --start user:003 --end user:003
+expect "count all" "7" -- "$SKV" count "$DB"
+expect "count prefix" "5" -- "$SKV" count "$DB" --prefix user:
+
+# Deletes survive reopening (every command reopens the tree).
+expect "del" "" -- "$SKV" del "$DB" user:002
+expect "del missing key" "" -- "$SKV" del "$DB" user:999
+expect_exit "get deleted" 1 "not_found\|not found" -- "$SKV" get "$DB" user:002
+expect "count after del" "4" -- "$SKV" count "$DB" --prefix user:
+
+# Maintenance commands keep the data.
+expect "flush" "flushed $DB" -- "$SKV" flush "$DB"
+expect "compact" "compacted $DB" -- "$SKV" compact "$DB"
+expect "get after compact" "name-4" -- "$SKV" get "$DB" user:004
+expect "count after compact" "6" -- "$SKV" count "$DB"
+stats=$("$SKV" stats "$DB" 2>&1) && ok || fail "stats: $stats"
+grep -q "^last_sequence" <<<"$stats" && ok || fail "stats lacks last_sequence: $stats"
+grep -q "^L0 " <<<"$stats" && ok || fail "stats lacks levels: $stats"
+
+# The demo runs, twice on the same directory.
+for round in 1 2; do
+  out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"
+  grep -q "second -> conflict" <<<"$out" && ok || fail "demo round $round shows no conflict: $out"
+done
+expect "demo data readable" '{"handle":"heron","city":"Bergen"}' -- "$SKV" get "$WORK/demo" user:002
+
+echo "skv cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,59 @@
+// Opens a tree in a fresh temporary directory with the default platform, commits one key,
+// reads it back, closes the tree and removes the directory. Exit status 0 on success.
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include "skv/skv.h"
+
+namespace {
+
+int fail(const char* step, const skv::Status& s) {
+  std::fprintf(stderr, "skv consumer: %s: %s\n", step, s.to_string().c_str());
+  return 1;
+}
+
+int run(const std::string& dir) {
+  skv::Result<skv::Tree> tree = skv::TreeBuilder().with_path(dir).build();
+  if (!tree.ok()) return fail("open", tree.status());
+
+  skv::Result<skv::Transaction> tx = tree->begin();
+  if (!tx.ok()) return fail("begin", tx.status());
+  tx->set_durability(skv::Durability::Immediate);
+  if (skv::Status s = tx->set("greeting", "hello from a consumer"); !s.is_ok()) {
+    return fail("set", s);
+  }
+  if (skv::Status s = tx->commit().wait(); !s.is_ok()) return fail("commit", s);
+
+  skv::Result<skv::Transaction> reader = tree->begin_with_mode(skv::Mode::ReadOnly);
+  if (!reader.ok()) return fail("begin read-only", reader.status());
+  skv::Result<std::optional<std::string>> value = reader->get("greeting");
+  if (!value.ok()) return fail("get", value.status());
+  if (!value->has_value() || **value != "hello from a consumer") {
+    std::fprintf(stderr, "skv consumer: get returned the wrong value\n");
+    return 1;
+  }
+  if (skv::Status s = tree->close(); !s.is_ok()) return fail("close", s);
+  std::printf("skv consumer: ok (%s)\n", (*value)->c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string pattern = (base / "skv-consumer-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    std::perror("skv consumer: mkdtemp");
+    return 1;
+  }
+  const int rc = run(pattern + "/db");
+  std::filesystem::remove_all(pattern, ec);
+  return rc;
+}

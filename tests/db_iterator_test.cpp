@@ -1,0 +1,186 @@
+// skv-test-modules: util
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/internal_key.h"
+#include "iterator/db_iterator.h"
+#include "iterator/merging_iterator.h"
+
+using namespace skv;
+
+namespace {
+
+// A sorted vector of (internal key, value) as an InternalIterator.
+class VectorIterator final : public InternalIterator {
+ public:
+  explicit VectorIterator(std::vector<std::pair<std::string, std::string>> entries)
+      : e_(std::move(entries)) {
+    std::sort(e_.begin(), e_.end(), [](const auto& a, const auto& b) {
+      return compare_internal_keys(a.first, b.first) < 0;
+    });
+  }
+  bool valid() const override { return pos_ >= 0 && pos_ < static_cast<int>(e_.size()); }
+  void seek_first() override { pos_ = 0; }
+  void seek_last() override { pos_ = static_cast<int>(e_.size()) - 1; }
+  void seek(std::string_view t) override {
+    pos_ = 0;
+    while (pos_ < static_cast<int>(e_.size()) && compare_internal_keys(e_[pos_].first, t) < 0) {
+      ++pos_;
+    }
+  }
+  void next() override { ++pos_; }
+  void prev() override { --pos_; }
+  std::string_view key() const override { return e_[pos_].first; }
+  std::string_view value() const override { return e_[pos_].second; }
+  Status status() const override { return Status(); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> e_;
+  int pos_ = -1;
+};
+
+struct Version {
+  std::string key;
+  SequenceNumber seq;
+  bool del;
+  std::string value;
+};
+
+std::string key_of(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%03d", i);
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE("merging iterator yields the union in order, both ways", "[iterator]") {
+  std::mt19937 rng(11);
+  std::vector<std::vector<std::pair<std::string, std::string>>> parts(4);
+  std::vector<std::string> all;
+  for (int i = 0; i < 400; ++i) {
+    std::string k =
+        make_internal_key(key_of(static_cast<int>(rng() % 100)), i + 1, ValueKind::Value, 0);
+    parts[rng() % 4].push_back({k, "v"});
+    all.push_back(k);
+  }
+  std::sort(all.begin(), all.end(), InternalKeyLess());
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  for (auto& p : parts) children.push_back(std::make_unique<VectorIterator>(p));
+  auto it = new_merging_iterator(std::move(children));
+  size_t i = 0;
+  for (it->seek_first(); it->valid(); it->next()) REQUIRE(it->key() == all[i++]);
+  REQUIRE(i == all.size());
+  for (it->seek_last(); it->valid(); it->prev()) REQUIRE(it->key() == all[--i]);
+  REQUIRE(i == 0);
+  // Random walk with direction switches.
+  int pos = 200;
+  it->seek(all[pos]);
+  for (int step = 0; step < 2000; ++step) {
+    REQUIRE(it->valid());
+    REQUIRE(it->key() == all[pos]);
+    bool fwd = rng() % 2;
+    if (fwd && pos + 1 < static_cast<int>(all.size())) {
+      it->next();
+      ++pos;
+    } else if (!fwd && pos > 0) {
+      it->prev();
+      --pos;
+    }
+  }
+}
+
+TEST_CASE("db iterator shows the newest visible live version per key", "[iterator]") {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    std::vector<Version> versions;
+    SequenceNumber seq = 0;
+    for (int i = 0; i < 300; ++i) {
+      Version v{key_of(static_cast<int>(rng() % 60)), ++seq, rng() % 4 == 0,
+                "v" + std::to_string(seq)};
+      versions.push_back(v);
+    }
+    std::vector<std::vector<std::pair<std::string, std::string>>> parts(3);
+    for (const auto& v : versions) {
+      parts[rng() % 3].push_back(
+          {make_internal_key(v.key, v.seq, v.del ? ValueKind::Delete : ValueKind::Value,
+                             v.seq * 10),
+           v.value});
+    }
+    SequenceNumber snap = 1 + rng() % seq;
+    std::string lower = rng() % 3 == 0 ? key_of(static_cast<int>(rng() % 60)) : "";
+    std::string upper = rng() % 3 == 0 ? key_of(static_cast<int>(rng() % 60)) : "";
+    if (!lower.empty() && !upper.empty() && upper < lower) std::swap(lower, upper);
+    // The model: newest version <= snap per key, minus tombstones, inside [lower, upper).
+    std::map<std::string, std::pair<SequenceNumber, const Version*>> newest;
+    for (const auto& v : versions) {
+      if (v.seq > snap) continue;
+      auto& slot = newest[v.key];
+      if (slot.second == nullptr || v.seq > slot.first) slot = {v.seq, &v};
+    }
+    std::vector<std::pair<std::string, std::string>> model;
+    for (auto& [k, s] : newest) {
+      if (s.second->del) continue;
+      if (!lower.empty() && k < lower) continue;
+      if (!upper.empty() && k >= upper) continue;
+      model.push_back({k, s.second->value});
+    }
+    auto make = [&](bool keys_only) {
+      std::vector<std::unique_ptr<InternalIterator>> children;
+      for (auto& p : parts) children.push_back(std::make_unique<VectorIterator>(p));
+      return new_db_iterator(new_merging_iterator(std::move(children)), snap, lower, upper,
+                             keys_only);
+    };
+    auto it = make(false);
+    size_t i = 0;
+    for (it->seek_first(); it->valid(); it->next()) {
+      REQUIRE(i < model.size());
+      CHECK(it->key() == model[i].first);
+      CHECK(it->value() == model[i].second);
+      ++i;
+    }
+    REQUIRE(i == model.size());
+    for (it->seek_last(); it->valid(); it->prev()) {
+      REQUIRE(i > 0);
+      --i;
+      CHECK(it->key() == model[i].first);
+      CHECK(it->value() == model[i].second);
+    }
+    REQUIRE(i == 0);
+    REQUIRE(it->status().is_ok());
+
+    // Random walk with seeks and direction switches.
+    auto walk = make(seed % 2 == 0);
+    int pos = -1;  // index into model, -1 = invalid
+    for (int step = 0; step < 500; ++step) {
+      int op = static_cast<int>(rng() % 10);
+      if (op == 0 || pos < 0) {
+        std::string target = key_of(static_cast<int>(rng() % 62));
+        walk->seek(target);
+        auto lb = std::lower_bound(model.begin(), model.end(), target,
+                                   [](const auto& e, const std::string& t) { return e.first < t; });
+        pos = lb == model.end() ? -1 : static_cast<int>(lb - model.begin());
+      } else if (op == 1) {
+        walk->seek_last();
+        pos = static_cast<int>(model.size()) - 1;
+      } else if (op < 6) {
+        walk->next();
+        pos = pos + 1 < static_cast<int>(model.size()) ? pos + 1 : -1;
+      } else {
+        walk->prev();
+        pos = pos - 1;
+      }
+      REQUIRE(walk->valid() == (pos >= 0));
+      if (pos >= 0) {
+        CHECK(walk->key() == model[pos].first);
+        if (seed % 2 == 1) CHECK(walk->value() == model[pos].second);
+      }
+    }
+  }
+}

@@ -1,0 +1,506 @@
+// skv-test-modules: util memory
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "platform/memory/memory_platform.h"
+
+using namespace skv;
+
+namespace {
+
+std::unique_ptr<Storage> open_db(MemoryPlatform& p, const std::string& path = "db") {
+  auto r = p.open_storage(path, true);
+  REQUIRE(r.ok());
+  return std::move(*r);
+}
+
+std::unique_ptr<LogFile> create_log(Storage& s, const std::string& name, std::string_view data,
+                                    bool sync) {
+  auto f = s.logs().create(name);
+  REQUIRE(f.ok());
+  if (!data.empty()) REQUIRE((*f)->append(data).is_ok());
+  if (sync) REQUIRE((*f)->sync().is_ok());
+  return std::move(*f);
+}
+
+void write_object(Storage& s, const std::string& name, std::string_view data) {
+  auto w = s.objects().create(name);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->append(data).is_ok());
+  REQUIRE((*w)->finish().is_ok());
+}
+
+std::string read_all(const LogFile& f) {
+  std::string scratch(f.size() + 8, '\0');
+  std::string_view got;
+  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  return std::string(got);
+}
+
+std::vector<std::string> sorted(Result<std::vector<std::string>> names) {
+  REQUIRE(names.ok());
+  std::vector<std::string> v = *names;
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::string file_or_empty(const MemoryPlatform& p, const std::string& name) {
+  auto r = p.read_file("db", name);
+  return r.ok() ? *r : std::string("<absent>");
+}
+
+}  // namespace
+
+TEST_CASE("log files round trip", "[memory]") {
+  MemoryPlatform p;
+  auto s = open_db(p, "db/");  // trailing '/' ignored
+  CHECK(s->location() == "mem:db");
+  auto f = create_log(*s, "000001.wal", "hello ", false);
+  REQUIRE(f->append("world").is_ok());
+  CHECK(f->size() == 11);
+  CHECK(f->name() == "000001.wal");
+
+  char scratch[16];
+  std::string_view got;
+  REQUIRE(f->read_at(6, 16, scratch, &got).is_ok());
+  CHECK(got == "world");
+  REQUIRE(f->read_at(11, 4, scratch, &got).is_ok());
+  CHECK(got.empty());
+  REQUIRE(f->read_at(100, 4, scratch, &got).is_ok());
+  CHECK(got.empty());
+
+  auto again = s->logs().open("000001.wal");
+  REQUIRE(again.ok());
+  REQUIRE((*again)->append("!").is_ok());
+  CHECK(read_all(*f) == "hello world!");
+  CHECK(*p.read_file("db", "000001.wal") == "hello world!");
+
+  REQUIRE(f->close().is_ok());
+  REQUIRE(f->close().is_ok());
+  CHECK(f->append("x").code() == Code::IO);
+
+  // create() replaces an existing file.
+  auto fresh = create_log(*s, "000001.wal", "", false);
+  CHECK(fresh->size() == 0);
+  CHECK(s->logs().open("missing.wal").status().code() == Code::NotFound);
+  CHECK(s->logs().create("a/b").status().code() == Code::InvalidArgument);
+  REQUIRE(s->logs().remove("000001.wal").is_ok());
+  Status st = s->logs().remove("000001.wal");
+  CHECK(st.code() == Code::NotFound);
+  CHECK(st.message().find("mem:db/000001.wal") != std::string::npos);
+}
+
+TEST_CASE("objects round trip", "[memory]") {
+  MemoryPlatform p;
+  auto s = open_db(p);
+  auto w = s->objects().create("000005.sst");
+  REQUIRE(w.ok());
+  REQUIRE((*w)->append("abc").is_ok());
+  REQUIRE((*w)->append("defg").is_ok());
+  CHECK((*w)->size() == 7);
+  CHECK(s->objects().open("000005.sst").status().code() == Code::InvalidArgument);
+  REQUIRE((*w)->finish().is_ok());
+  CHECK((*w)->append("x").code() == Code::InvalidArgument);
+
+  auto r = s->objects().open("000005.sst");
+  REQUIRE(r.ok());
+  CHECK((*r)->size() == 7);
+  char scratch[8];
+  std::string_view got;
+  REQUIRE((*r)->read_at(2, 8, scratch, &got).is_ok());
+  CHECK(got == "cdefg");
+  CHECK(s->objects().create("000005.sst").status().code() == Code::InvalidArgument);
+
+  {  // a writer destroyed without finish() aborts: the name goes away
+    auto dropped = s->objects().create("000006.sst");
+    REQUIRE(dropped.ok());
+    REQUIRE((*dropped)->append("zz").is_ok());
+  }
+  CHECK(s->objects().open("000006.sst").status().code() == Code::NotFound);
+  CHECK(p.total_bytes("db") == 7);
+
+  REQUIRE(s->objects().remove("000005.sst").is_ok());
+  CHECK(s->objects().open("000005.sst").status().code() == Code::NotFound);
+  // An open reader keeps its bytes, as an unlinked file would.
+  REQUIRE((*r)->read_at(0, 3, scratch, &got).is_ok());
+  CHECK(got == "abc");
+}
+
+TEST_CASE("list follows the name rule and hides pointers", "[memory]") {
+  MemoryPlatform p;
+  auto s = open_db(p);
+  for (const char* name : {"000001.wal", "MANIFEST-000002", "9.tmp", "notes.txt", "LOCK"}) {
+    create_log(*s, name, "x", false);
+  }
+  write_object(*s, "000003.sst", "t");
+  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000002\n").is_ok());
+  CHECK(sorted(s->logs().list()) ==
+        std::vector<std::string>{"000001.wal", "9.tmp", "MANIFEST-000002"});
+  CHECK(sorted(s->objects().list()) == std::vector<std::string>{"000003.sst"});
+
+  CHECK(*s->read_pointer("CURRENT") == "MANIFEST-000002\n");
+  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000007\n").is_ok());
+  CHECK(*s->read_pointer("CURRENT") == "MANIFEST-000007\n");
+  CHECK(s->read_pointer("OTHER").status().code() == Code::NotFound);
+  // Six one-byte files, one object byte and a 16-byte pointer.
+  CHECK(p.total_bytes("db") == 5 + 1 + 16);
+}
+
+TEST_CASE("the lock is exclusive and released with the Storage", "[memory]") {
+  MemoryPlatform p;
+  CHECK(p.open_storage("db", false).status().code() == Code::NotFound);
+  CHECK_FALSE(p.database_exists("db"));
+  auto s = open_db(p);
+  CHECK(p.database_exists("db/"));
+  CHECK(p.open_storage("db", true).status().code() == Code::Busy);
+  CHECK(p.open_storage("db/", false).status().code() == Code::Busy);
+  CHECK(p.remove_database("db").code() == Code::Busy);
+  auto other = open_db(p, "a");
+  CHECK(p.databases() == std::vector<std::string>{"a", "db"});
+
+  create_log(*s, "000001.wal", "kept", true);
+  s.reset();
+  auto again = p.open_storage("db", false);
+  REQUIRE(again.ok());
+  CHECK(*p.read_file("db", "000001.wal") == "kept");
+  again->reset();
+  REQUIRE(p.remove_database("db").is_ok());
+  CHECK_FALSE(p.database_exists("db"));
+  CHECK(p.remove_database("db").code() == Code::NotFound);
+  CHECK(p.open_storage("db", false).status().code() == Code::NotFound);
+}
+
+TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
+  MemoryPlatform p;
+  auto s = open_db(p);
+
+  SECTION("unsynced bytes are dropped") {
+    auto f = create_log(*s, "000001.wal", "abc", true);
+    REQUIRE(f->append("def").is_ok());
+    REQUIRE(s->sync_dir().is_ok());
+    p.crash(1, false);
+    auto s2 = open_db(p);
+    CHECK(file_or_empty(p, "000001.wal") == "abc");
+    CHECK(p.total_bytes("db") == 3);
+  }
+  SECTION("names created without sync_dir vanish, pointers stay") {
+    create_log(*s, "000001.wal", "abc", true);
+    write_object(*s, "000002.sst", "table");
+    REQUIRE(s->write_pointer("CURRENT", "x").is_ok());
+    p.crash(1, false);
+    auto s2 = open_db(p);
+    CHECK(sorted(s2->logs().list()).empty());
+    CHECK(sorted(s2->objects().list()).empty());
+    CHECK(*s2->read_pointer("CURRENT") == "x");
+    CHECK(p.total_bytes("db") == 1);
+  }
+  SECTION("removed files come back with their durable bytes") {
+    create_log(*s, "000001.wal", "abc", true);
+    write_object(*s, "000002.sst", "table");
+    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE(s->logs().remove("000001.wal").is_ok());
+    REQUIRE(s->objects().remove("000002.sst").is_ok());
+    p.crash(1, false);
+    auto s2 = open_db(p);
+    CHECK(file_or_empty(p, "000001.wal") == "abc");
+    auto r = s2->objects().open("000002.sst");
+    REQUIRE(r.ok());
+    CHECK((*r)->size() == 5);
+  }
+  SECTION("a file created again since sync_dir reverts to the older one") {
+    create_log(*s, "000001.wal", "old", true);
+    REQUIRE(s->sync_dir().is_ok());
+    create_log(*s, "000001.wal", "new", true);
+    auto infos = p.list_files("db");
+    REQUIRE(infos.ok());
+    REQUIRE(infos->size() == 1);
+    CHECK_FALSE((*infos)[0].name_durable);
+    p.crash(1, false);
+    CHECK(file_or_empty(p, "000001.wal") == "old");
+  }
+  SECTION("a truncate since the last sync reverts") {
+    auto f = create_log(*s, "000001.wal", "hello world", true);
+    create_log(*s, "000002.wal", "hello world", true);
+    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE(f->truncate(5).is_ok());
+    REQUIRE(f->append("!!").is_ok());
+    CHECK(read_all(*f) == "hello!!");
+    auto second = s->logs().open("000002.wal");
+    REQUIRE(second.ok());
+    REQUIRE((*second)->truncate(5).is_ok());
+    REQUIRE((*second)->sync().is_ok());
+    CHECK((*second)->truncate(6).code() == Code::InvalidArgument);
+    p.crash(1, true);
+    CHECK(file_or_empty(p, "000001.wal") == "hello world");
+    CHECK(file_or_empty(p, "000002.wal") == "hello");
+  }
+  SECTION("an unfinished object whose name was synced survives as a finished one") {
+    auto w = s->objects().create("000004.sst");
+    REQUIRE(w.ok());
+    REQUIRE((*w)->append("partial").is_ok());
+    REQUIRE(s->sync_dir().is_ok());
+    p.crash(1, false);
+    auto s2 = open_db(p);
+    auto r = s2->objects().open("000004.sst");
+    REQUIRE(r.ok());
+    CHECK((*r)->size() == 0);
+  }
+}
+
+TEST_CASE("torn tails replay from the seed", "[memory][crash]") {
+  const std::string synced = "durable-";
+  const std::string tail(200, 't');
+  auto run = [&](uint64_t seed) {
+    MemoryPlatform p;
+    auto s = open_db(p);
+    auto a = create_log(*s, "000001.wal", synced, true);
+    REQUIRE(a->append(tail).is_ok());
+    auto b = create_log(*s, "000002.wal", synced, true);
+    REQUIRE(b->append(tail).is_ok());
+    REQUIRE(s->sync_dir().is_ok());
+    p.crash(seed, true);
+    return std::make_pair(*p.read_file("db", "000001.wal"), *p.read_file("db", "000002.wal"));
+  };
+  std::set<size_t> lengths;
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    auto first = run(seed);
+    CHECK(first == run(seed));
+    for (const std::string& got : {first.first, first.second}) {
+      REQUIRE(got.size() >= synced.size());
+      REQUIRE(got.size() <= synced.size() + tail.size());
+      CHECK(got == (synced + tail).substr(0, got.size()));
+      lengths.insert(got.size());
+    }
+  }
+  CHECK(lengths.size() > 8);  // the cut really depends on the seed
+}
+
+TEST_CASE("handles from before a crash fail and change nothing", "[memory][crash]") {
+  MemoryPlatform p;
+  auto old = open_db(p);
+  auto f = create_log(*old, "000001.wal", "abc", true);
+  write_object(*old, "000002.sst", "table");
+  REQUIRE(old->sync_dir().is_ok());
+  auto reader = old->objects().open("000002.sst");
+  REQUIRE(reader.ok());
+  auto writer = old->objects().create("000003.sst");
+  REQUIRE(writer.ok());
+  p.crash(3, false);
+
+  auto s = open_db(p);  // the crash released the lock
+  char scratch[8];
+  std::string_view got;
+  CHECK(f->append("zzz").code() == Code::IO);
+  CHECK(f->sync().code() == Code::IO);
+  CHECK(f->truncate(0).code() == Code::IO);
+  CHECK(f->read_at(0, 3, scratch, &got).code() == Code::IO);
+  CHECK((*reader)->read_at(0, 3, scratch, &got).code() == Code::IO);
+  CHECK((*writer)->append("x").code() == Code::IO);
+  CHECK((*writer)->finish().code() == Code::IO);
+  CHECK(old->sync_dir().code() == Code::IO);
+  CHECK(old->write_pointer("CURRENT", "x").code() == Code::IO);
+  CHECK(old->logs().create("000009.wal").status().code() == Code::IO);
+  CHECK(old->logs().remove("000001.wal").code() == Code::IO);
+  CHECK(old->objects().list().status().code() == Code::IO);
+  CHECK(old->logs().open("000001.wal").status().message().find("mem:db/000001.wal") !=
+        std::string::npos);
+
+  CHECK(file_or_empty(p, "000001.wal") == "abc");
+  CHECK(s->read_pointer("CURRENT").status().code() == Code::NotFound);
+  CHECK(sorted(s->objects().list()) == std::vector<std::string>{"000002.sst"});
+  // Destroying the stale Storage does not release the new one's lock.
+  old.reset();
+  writer->reset();
+  CHECK(p.open_storage("db", false).status().code() == Code::Busy);
+}
+
+TEST_CASE("fault rules", "[memory][faults]") {
+  MemoryPlatform p;
+  auto s = open_db(p);
+  auto f = create_log(*s, "000001.wal", "", false);
+
+  SECTION("nth_call fails one call, which changes nothing") {
+    p.set_fault_policy(FaultPolicy{{FaultRule::nth_call(FaultOp::Write, 2)}, 0});
+    uint64_t writes_before = p.call_count(FaultOp::Write);
+    REQUIRE(f->append("a").is_ok());
+    Status st = f->append("b");
+    CHECK(st.code() == Code::IO);
+    CHECK(st.message().find("mem:db/000001.wal") != std::string::npos);
+    CHECK(f->size() == 1);
+    REQUIRE(f->append("c").is_ok());
+    CHECK(read_all(*f) == "ac");
+    CHECK(p.faults_injected() == 1);
+    CHECK(p.call_count(FaultOp::Write) == writes_before + 3);
+  }
+  SECTION("every_call fails until cleared") {
+    p.set_fault_policy(FaultPolicy{{FaultRule::every_call(FaultOp::SyncDir, Code::Quota)}, 0});
+    for (int i = 0; i < 3; ++i) CHECK(s->sync_dir().code() == Code::Quota);
+    CHECK(p.faults_injected() == 3);
+    p.clear_faults();
+    CHECK(s->sync_dir().is_ok());
+    CHECK(p.call_count(FaultOp::SyncDir) == 4);
+  }
+  SECTION("nth and times bound a run of failures") {
+    FaultRule rule = FaultRule::nth_call(FaultOp::Sync, 2);
+    rule.times = 2;
+    p.set_fault_policy(FaultPolicy{{rule}, 0});
+    std::vector<bool> ok;
+    for (int i = 0; i < 5; ++i) ok.push_back(f->sync().is_ok());
+    CHECK(ok == std::vector<bool>{true, false, false, true, true});
+  }
+  SECTION("target_contains picks the files") {
+    FaultRule rule = FaultRule::every_call(FaultOp::Create);
+    rule.target_contains = "MANIFEST";
+    p.set_fault_policy(FaultPolicy{{rule}, 0});
+    CHECK(s->logs().create("000002.wal").ok());
+    CHECK(s->logs().create("MANIFEST-000001").status().code() == Code::IO);
+    CHECK(s->objects().create("000003.sst").ok());
+    CHECK(sorted(s->logs().list()) == std::vector<std::string>{"000001.wal", "000002.wal"});
+
+    rule = FaultRule::every_call(FaultOp::List);
+    rule.target_contains = "other";  // list targets the database path
+    p.set_fault_policy(FaultPolicy{{rule}, 0});
+    CHECK(s->logs().list().ok());
+    auto o = open_db(p, "other");
+    CHECK(o->logs().list().status().code() == Code::IO);
+  }
+  SECTION("the first rule that fires decides; every rule counts") {
+    p.set_fault_policy(FaultPolicy{{FaultRule::nth_call(FaultOp::Write, 1, Code::Quota),
+                                    FaultRule::nth_call(FaultOp::Write, 2, Code::IO)},
+                                   0});
+    CHECK(f->append("a").code() == Code::Quota);
+    CHECK(f->append("a").code() == Code::IO);  // the second rule counted the first call
+    CHECK(f->append("a").is_ok());
+
+    // Both rules match call 1; the second, not having fired then, keeps its two failures.
+    FaultRule twice = FaultRule::nth_call(FaultOp::Write, 1, Code::IO);
+    twice.times = 2;
+    p.set_fault_policy(
+        FaultPolicy{{FaultRule::nth_call(FaultOp::Write, 1, Code::Quota), twice}, 0});
+    CHECK(f->append("a").code() == Code::Quota);
+    CHECK(f->append("a").code() == Code::IO);
+    CHECK(f->append("a").code() == Code::IO);
+    CHECK(f->append("a").is_ok());
+    CHECK(read_all(*f) == "aa");
+    CHECK(p.faults_injected() == 5);
+  }
+  SECTION("one_in draws replay from the seed") {
+    auto pattern = [&](uint64_t seed) {
+      FaultRule rule = FaultRule::every_call(FaultOp::Read);
+      rule.one_in = 3;
+      p.set_fault_policy(FaultPolicy{{rule}, seed});
+      std::string out;
+      char scratch[4];
+      std::string_view got;
+      for (int i = 0; i < 120; ++i) out += f->read_at(0, 4, scratch, &got).is_ok() ? '.' : 'X';
+      return out;
+    };
+    std::string a = pattern(42);
+    CHECK(a == pattern(42));
+    CHECK(a != pattern(43));
+    auto failures = std::count(a.begin(), a.end(), 'X');
+    CHECK(failures > 20);
+    CHECK(failures < 70);
+  }
+}
+
+TEST_CASE("quota fails appends and pointer writes, leaving the file unchanged", "[memory]") {
+  MemoryPlatform p;
+  p.set_quota("db", 10);  // before the database exists
+  auto s = open_db(p);
+  auto f = create_log(*s, "000001.wal", "12345678", false);
+  Status st = f->append("abc");
+  CHECK(st.code() == Code::Quota);
+  CHECK(st.message().find("mem:db/000001.wal") != std::string::npos);
+  CHECK(*p.read_file("db", "000001.wal") == "12345678");
+  CHECK(s->write_pointer("CURRENT", "abc").code() == Code::Quota);
+  CHECK(s->read_pointer("CURRENT").status().code() == Code::NotFound);
+  REQUIRE(s->write_pointer("CURRENT", "ab").is_ok());
+  CHECK(p.total_bytes("db") == 10);
+
+  auto w = s->objects().create("000002.sst");
+  REQUIRE(w.ok());
+  CHECK((*w)->append("x").code() == Code::Quota);
+  REQUIRE(s->logs().remove("000001.wal").is_ok());  // frees its bytes
+  CHECK((*w)->append("x").is_ok());
+
+  p.set_quota("db", 1);  // bytes already stored stay
+  CHECK(p.total_bytes("db") == 3);
+  CHECK((*w)->append("y").code() == Code::Quota);
+  p.set_quota("db", MemoryPlatform::kNoQuota);
+  CHECK((*w)->append(std::string(1000, 'y')).is_ok());
+  CHECK(p.total_bytes() == 1003);
+}
+
+TEST_CASE("corruption helpers edit files durably", "[memory]") {
+  MemoryPlatform p;
+  auto s = open_db(p);
+  auto f = create_log(*s, "000001.wal", "abcdef", true);
+  REQUIRE(f->append("gh").is_ok());
+  write_object(*s, "000002.sst", "table");
+  REQUIRE(s->sync_dir().is_ok());
+  auto w = s->objects().create("000003.sst");
+  REQUIRE(w.ok());
+
+  auto infos = p.list_files("db");
+  REQUIRE(infos.ok());
+  REQUIRE(infos->size() == 3);
+  const MemoryFileInfo& log = (*infos)[0];
+  CHECK(log.name == "000001.wal");
+  CHECK(log.size == 8);
+  CHECK(log.synced_size == 6);
+  CHECK(log.name_durable);
+  CHECK_FALSE(log.is_object);
+  CHECK((*infos)[1].is_object);
+  CHECK((*infos)[1].finished);
+  CHECK_FALSE((*infos)[2].name_durable);
+  CHECK_FALSE((*infos)[2].finished);
+  CHECK(p.list_files("nope").status().code() == Code::NotFound);
+
+  REQUIRE(p.flip_byte("db", "000001.wal", 0).is_ok());
+  REQUIRE(p.flip_byte("db", "000001.wal", 1, 0xff).is_ok());
+  CHECK(*p.read_file("db", "000001.wal") == std::string("`") + char(~'b') + "cdefgh");
+  CHECK(read_all(*f) == *p.read_file("db", "000001.wal"));
+  REQUIRE(p.overwrite_file("db", "000002.sst", 1, "XY").is_ok());
+  CHECK(p.overwrite_file("db", "000002.sst", 4, "XY").code() == Code::InvalidArgument);
+  CHECK(p.overwrite_file("db", "000002.sst", 9, "").code() == Code::InvalidArgument);
+  CHECK(p.flip_byte("db", "000002.sst", 5).code() == Code::InvalidArgument);
+  CHECK(p.flip_byte("db", "missing", 0).code() == Code::NotFound);
+  CHECK(p.read_file("db", "missing").status().code() == Code::NotFound);
+  CHECK(p.truncate_file("db", "000002.sst", 6).code() == Code::InvalidArgument);
+  REQUIRE(p.truncate_file("db", "000002.sst", 4).is_ok());
+  CHECK(p.total_bytes("db") == 12);
+
+  p.crash(9, false);
+  CHECK(*p.read_file("db", "000001.wal") == std::string("`") + char(~'b') + "cdef");
+  CHECK(*p.read_file("db", "000002.sst") == "tXYl");
+  CHECK(p.total_bytes("db") == 10);
+}
+
+TEST_CASE("clock and executor", "[memory]") {
+  MemoryPlatform p;
+  REQUIRE(p.queue_executor() != nullptr);
+  CHECK(&p.executor() == p.queue_executor());
+  CHECK_FALSE(p.executor().concurrent());
+  int ran = 0;
+  p.executor().schedule([&] { ++ran; });
+  CHECK(ran == 0);
+  CHECK(p.executor().run_pending(10) == 1);
+  CHECK(ran == 1);
+
+  uint64_t t0 = p.clock().now_nanos();
+  CHECK(t0 == FakeClock::kDefaultStart);
+  CHECK(p.clock().now_nanos() == t0 + 1);
+  p.fake_clock().advance(1000);
+  CHECK(p.fake_clock().peek_nanos() == t0 + 1002);
+
+  auto queue = std::make_shared<QueueExecutor>();
+  MemoryPlatform given(queue);
+  CHECK(given.queue_executor() == nullptr);
+  CHECK(&given.executor() == queue.get());
+}

@@ -1,0 +1,495 @@
+// skv-test-modules: util posix native
+// skv-test-wasm: off
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "native/thread_pool_executor.h"
+#include "platform/posix/posix_error.h"
+#include "platform/posix/posix_platform.h"
+
+using namespace skv;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end.
+struct TempDir {
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/skv-posix-test-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string sub(const std::string& name) const { return path + "/" + name; }
+  std::string path;
+};
+
+std::shared_ptr<PosixPlatform> make_platform() {
+  return std::make_shared<PosixPlatform>(std::make_shared<ThreadPoolExecutor>(1));
+}
+
+std::unique_ptr<Storage> open_db(Platform& p, const std::string& path, bool create = true) {
+  auto r = p.open_storage(path, create);
+  INFO(r.status().to_string());
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+std::string read_all(const LogFile& f) {
+  std::string scratch(static_cast<size_t>(f.size()) + 16, '\0');
+  std::string_view got;
+  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  return std::string(got);
+}
+
+std::vector<std::string> sorted(Result<std::vector<std::string>> r) {
+  REQUIRE(r.ok());
+  std::vector<std::string> v = std::move(r).value();
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("open_storage creates the directory only when asked", "[posix]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("a/b/db");
+
+  auto missing = p->open_storage(path, false);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == Code::NotFound);
+  CHECK(missing.status().message().find(path) != std::string::npos);
+  CHECK_FALSE(file_exists(path));
+
+  auto db = open_db(*p, path + "/");
+  CHECK(db->location() == path);
+  CHECK(fs::is_directory(path));
+  CHECK(file_exists(path + "/LOCK"));
+
+  auto empty = p->open_storage("", true);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().code() == Code::InvalidArgument);
+
+  std::ofstream(tmp.sub("plain")) << "x";
+  auto not_dir = p->open_storage(tmp.sub("plain"), true);
+  REQUIRE_FALSE(not_dir.ok());
+  CHECK(not_dir.status().code() == Code::IO);
+}
+
+TEST_CASE("the lock keeps a database to one Storage at a time", "[posix][lock]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("db");
+  auto first = open_db(*p, path);
+
+  SECTION("a second open in this process is Busy, even through another path or platform") {
+    auto again = p->open_storage(path, true);
+    REQUIRE_FALSE(again.ok());
+    CHECK(again.status().code() == Code::Busy);
+    CHECK(again.status().message().find("database is already open") != std::string::npos);
+    CHECK(again.status().message().find(path) != std::string::npos);
+
+    auto other = make_platform();
+    auto via_dots = other->open_storage(tmp.path + "/./db/../db", false);
+    REQUIRE_FALSE(via_dots.ok());
+    CHECK(via_dots.status().code() == Code::Busy);
+
+    first.reset();
+    auto reopened = p->open_storage(path, false);
+    INFO(reopened.status().to_string());
+    CHECK(reopened.ok());
+  }
+
+  SECTION("a lock held by another process is Busy") {
+    first.reset();
+    int ready[2];
+    int release[2];
+    REQUIRE(::pipe(ready) == 0);
+    REQUIRE(::pipe(release) == 0);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // Child: hold an fcntl write lock on LOCK until the parent says stop.
+      int fd = ::open((path + "/LOCK").c_str(), O_RDWR);
+      struct flock fl = {};
+      fl.l_type = F_WRLCK;
+      fl.l_whence = SEEK_SET;
+      char c = (fd >= 0 && ::fcntl(fd, F_SETLK, &fl) == 0) ? 'y' : 'n';
+      if (::write(ready[1], &c, 1) != 1) ::_exit(2);
+      if (::read(release[0], &c, 1) != 1) ::_exit(3);
+      ::_exit(0);
+    }
+    char c = 0;
+    REQUIRE(::read(ready[0], &c, 1) == 1);
+    REQUIRE(c == 'y');
+    auto blocked = p->open_storage(path, false);
+    CHECK_FALSE(blocked.ok());
+    CHECK(blocked.status().code() == Code::Busy);
+    REQUIRE(::write(release[1], "x", 1) == 1);
+    int wstatus = 0;
+    REQUIRE(::waitpid(pid, &wstatus, 0) == pid);
+    CHECK(WIFEXITED(wstatus));
+    for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
+    // The failed attempt left nothing behind: the database opens once the other process is gone.
+    auto after = p->open_storage(path, false);
+    INFO(after.status().to_string());
+    CHECK(after.ok());
+  }
+}
+
+TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+  LogStore& logs = db->logs();
+
+  auto created = logs.create("000001.wal");
+  REQUIRE(created.ok());
+  std::unique_ptr<LogFile> f = std::move(created).value();
+  CHECK(f->name() == "000001.wal");
+  CHECK(f->size() == 0);
+  REQUIRE(f->append("hello ").is_ok());
+  REQUIRE(f->append("world").is_ok());
+  CHECK(f->size() == 11);
+  REQUIRE(f->sync().is_ok());
+
+  char scratch[32];
+  std::string_view got;
+  REQUIRE(f->read_at(6, 5, scratch, &got).is_ok());
+  CHECK(got == "world");
+  REQUIRE(f->read_at(8, 10, scratch, &got).is_ok());  // reaches the end: short
+  CHECK(got == "rld");
+  REQUIRE(f->read_at(11, 4, scratch, &got).is_ok());  // at the end: nothing
+  CHECK(got.empty());
+  REQUIRE(f->read_at(1000, 4, scratch, &got).is_ok());  // past the end: nothing
+  CHECK(got.empty());
+
+  SECTION("truncate cuts the tail; appends continue at the new end") {
+    auto grow = f->truncate(12);
+    CHECK(grow.code() == Code::InvalidArgument);
+    REQUIRE(f->truncate(5).is_ok());
+    CHECK(f->size() == 5);
+    REQUIRE(f->append("!").is_ok());
+    CHECK(read_all(*f) == "hello!");
+    CHECK(fs::file_size(tmp.sub("db/000001.wal")) == 6);
+  }
+
+  SECTION("open appends at the end; create replaces") {
+    REQUIRE(f->close().is_ok());
+    REQUIRE(f->close().is_ok());  // idempotent
+    CHECK(f->append("x").code() == Code::IO);
+    CHECK(f->read_at(0, 1, scratch, &got).code() == Code::IO);
+
+    auto opened = logs.open("000001.wal");
+    REQUIRE(opened.ok());
+    CHECK((*opened)->size() == 11);
+    REQUIRE((*opened)->append("!").is_ok());
+    CHECK(read_all(**opened) == "hello world!");
+
+    auto replaced = logs.create("000001.wal");
+    REQUIRE(replaced.ok());
+    CHECK((*replaced)->size() == 0);
+    CHECK(fs::file_size(tmp.sub("db/000001.wal")) == 0);
+  }
+
+  SECTION("open and remove of a missing file are NotFound; remove deletes") {
+    auto missing = logs.open("000009.wal");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.status().code() == Code::NotFound);
+    CHECK(missing.status().message().find(tmp.sub("db/000009.wal")) != std::string::npos);
+    CHECK(logs.remove("000009.wal").code() == Code::NotFound);
+    REQUIRE(logs.remove("000001.wal").is_ok());
+    CHECK_FALSE(file_exists(tmp.sub("db/000001.wal")));
+    // The open handle still reads the unlinked file.
+    CHECK(read_all(*f) == "hello world");
+  }
+
+  SECTION("bytes survive closing the Storage") {
+    f.reset();
+    db.reset();
+    db = open_db(*p, tmp.sub("db"), false);
+    auto opened = db->logs().open("000001.wal");
+    REQUIRE(opened.ok());
+    CHECK(read_all(**opened) == "hello world");
+  }
+}
+
+TEST_CASE("log reads run concurrently with appends", "[posix][log]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+  auto f = std::move(db->logs().create("000002.wal")).value();
+  const std::string block(1000, 'a');
+  REQUIRE(f->append(block).is_ok());
+  std::atomic<bool> bad{false};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&] {
+      std::string scratch(1000, '\0');
+      for (int i = 0; i < 200; ++i) {
+        std::string_view got;
+        if (!f->read_at(0, 1000, scratch.data(), &got).is_ok() || got != block) bad = true;
+      }
+    });
+  }
+  for (int i = 0; i < 200; ++i) REQUIRE(f->append(std::string(100, 'b')).is_ok());
+  for (auto& t : readers) t.join();
+  CHECK_FALSE(bad.load());
+  CHECK(f->size() == 1000 + 200 * 100);
+}
+
+TEST_CASE("objects are written, finished, read and removed", "[posix][object]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+  ObjectStore& objects = db->objects();
+
+  auto w = std::move(objects.create("000005.sst")).value();
+  std::string expected;
+  for (int i = 0; i < 100; ++i) {  // small appends, buffered
+    std::string piece = "piece-" + std::to_string(i) + ";";
+    expected += piece;
+    REQUIRE(w->append(piece).is_ok());
+  }
+  const std::string big(200 * 1024, 'z');  // larger than the buffer: written through
+  expected += big;
+  REQUIRE(w->append(big).is_ok());
+  expected += "tail";
+  REQUIRE(w->append("tail").is_ok());
+  CHECK(w->size() == expected.size());
+
+  // Not visible under its name, nor listed, before finish().
+  CHECK(objects.open("000005.sst").status().code() == Code::NotFound);
+  CHECK(sorted(objects.list()).empty());
+  CHECK(file_exists(tmp.sub("db/000005.sst.partial")));
+
+  REQUIRE(w->finish().is_ok());
+  CHECK(w->append("more").code() == Code::InvalidArgument);
+  CHECK_FALSE(file_exists(tmp.sub("db/000005.sst.partial")));
+  CHECK(sorted(objects.list()) == std::vector<std::string>{"000005.sst"});
+
+  auto r = std::move(objects.open("000005.sst")).value();
+  CHECK(r->name() == "000005.sst");
+  CHECK(r->size() == expected.size());
+  std::string scratch(expected.size() + 10, '\0');
+  std::string_view got;
+  REQUIRE(r->read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  CHECK(got == expected);
+  REQUIRE(r->read_at(expected.size() - 2, 10, scratch.data(), &got).is_ok());
+  CHECK(got == "il");
+  REQUIRE(r->read_at(expected.size() + 5, 10, scratch.data(), &got).is_ok());
+  CHECK(got.empty());
+
+  // Concurrent positional reads.
+  std::atomic<bool> bad{false};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&, t] {
+      char buf[64];
+      for (int i = 0; i < 300; ++i) {
+        uint64_t off = static_cast<uint64_t>((i * 97 + t * 13) % expected.size());
+        std::string_view v;
+        if (!r->read_at(off, sizeof(buf), buf, &v).is_ok() ||
+            v != std::string_view(expected).substr(off, sizeof(buf))) {
+          bad = true;
+        }
+      }
+    });
+  }
+  for (auto& t : readers) t.join();
+  CHECK_FALSE(bad.load());
+
+  auto dup = objects.create("000005.sst");
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.status().code() == Code::InvalidArgument);
+  CHECK_FALSE(file_exists(tmp.sub("db/000005.sst.partial")));
+
+  REQUIRE(objects.remove("000005.sst").is_ok());
+  CHECK(objects.remove("000005.sst").code() == Code::NotFound);
+  CHECK(objects.open("000005.sst").status().code() == Code::NotFound);
+  // The reader opened before the removal keeps reading.
+  REQUIRE(r->read_at(0, 5, scratch.data(), &got).is_ok());
+  CHECK(got == "piece");
+}
+
+TEST_CASE("aborted and abandoned objects leave nothing", "[posix][object]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+  ObjectStore& objects = db->objects();
+
+  auto w = std::move(objects.create("000006.sst")).value();
+  REQUIRE(w->append("data").is_ok());
+  auto second = objects.create("000006.sst");  // a writer is active under that name
+  CHECK(second.status().code() == Code::InvalidArgument);
+  w->abort();
+  w->abort();  // harmless
+  CHECK(w->finish().code() == Code::InvalidArgument);
+  CHECK_FALSE(file_exists(tmp.sub("db/000006.sst.partial")));
+  CHECK_FALSE(file_exists(tmp.sub("db/000006.sst")));
+
+  {
+    auto dropped = std::move(objects.create("000007.sst")).value();
+    REQUIRE(dropped->append("data").is_ok());
+  }
+  CHECK_FALSE(file_exists(tmp.sub("db/000007.sst.partial")));
+  CHECK(objects.open("000007.sst").status().code() == Code::NotFound);
+
+  // The name is free again after an abort.
+  auto again = std::move(objects.create("000006.sst")).value();
+  REQUIRE(again->finish().is_ok());
+  CHECK(fs::file_size(tmp.sub("db/000006.sst")) == 0);
+}
+
+TEST_CASE("list follows the name rule; platform names are reserved", "[posix][list]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+  for (const char* name : {"000001.wal", "MANIFEST-000002", "000004.tmp", "notes", "Manifest-1"}) {
+    REQUIRE(db->logs().create(name).ok());
+  }
+  REQUIRE(std::move(db->objects().create("000003.sst")).value()->finish().is_ok());
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002\n").is_ok());
+  auto pending = std::move(db->objects().create("000008.sst")).value();  // a partial file
+  fs::create_directory(tmp.sub("db/000009"));                            // not a file
+
+  CHECK(sorted(db->logs().list()) ==
+        std::vector<std::string>{"000001.wal", "000004.tmp", "MANIFEST-000002"});
+  CHECK(sorted(db->objects().list()) == std::vector<std::string>{"000003.sst"});
+
+  for (const char* bad : {"", ".", "..", "a/b", "LOCK", "x.partial", "000001.sst.partial"}) {
+    INFO(bad);
+    CHECK(db->logs().create(bad).status().code() == Code::InvalidArgument);
+    CHECK(db->objects().create(bad).status().code() == Code::InvalidArgument);
+    CHECK(db->logs().remove(bad).code() == Code::InvalidArgument);
+    CHECK(db->write_pointer(bad, "x").code() == Code::InvalidArgument);
+  }
+  CHECK(file_exists(tmp.sub("db/LOCK")));
+}
+
+TEST_CASE("pointers are replaced atomically and durably", "[posix][pointer]") {
+  TempDir tmp;
+  auto p = make_platform();
+  auto db = open_db(*p, tmp.sub("db"));
+
+  auto none = db->read_pointer("CURRENT");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().code() == Code::NotFound);
+
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000001\n").is_ok());
+  CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000001\n");
+  struct stat before;
+  REQUIRE(::stat(tmp.sub("db/CURRENT").c_str(), &before) == 0);
+
+  // A reader holding the old file keeps the old contents: the new one arrives by rename, never by
+  // rewriting the file in place.
+  int old_fd = ::open(tmp.sub("db/CURRENT").c_str(), O_RDONLY);
+  REQUIRE(old_fd >= 0);
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002 longer\n").is_ok());
+  char buf[64];
+  ssize_t n = ::pread(old_fd, buf, sizeof(buf), 0);
+  ::close(old_fd);
+  CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) == "MANIFEST-000001\n");
+  struct stat after;
+  REQUIRE(::stat(tmp.sub("db/CURRENT").c_str(), &after) == 0);
+  CHECK(after.st_ino != before.st_ino);
+
+  CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000002 longer\n");
+  CHECK_FALSE(file_exists(tmp.sub("db/CURRENT.partial")));
+  REQUIRE(db->write_pointer("EMPTY", "").is_ok());
+  CHECK(db->read_pointer("EMPTY")->empty());
+  REQUIRE(db->sync_dir().is_ok());
+
+  db.reset();
+  db = open_db(*p, tmp.sub("db"), false);
+  CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000002 longer\n");
+}
+
+TEST_CASE("partial files of a crashed holder are removed at the next open", "[posix]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("db");
+  open_db(*p, path).reset();
+  std::ofstream(path + "/000011.sst.partial") << "half a table";
+  std::ofstream(path + "/CURRENT.partial") << "MANIF";
+  std::ofstream(path + "/000012.tmp") << "the core's own temporary file";
+  auto db = open_db(*p, path, false);
+  CHECK_FALSE(file_exists(path + "/000011.sst.partial"));
+  CHECK_FALSE(file_exists(path + "/CURRENT.partial"));
+  CHECK(file_exists(path + "/000012.tmp"));
+  // The table number is usable again.
+  auto w = db->objects().create("000011.sst");
+  REQUIRE(w.ok());
+  REQUIRE((*w)->finish().is_ok());
+}
+
+TEST_CASE("errno maps to codes; messages name the file", "[posix][error]") {
+  CHECK(posix_error_code(ENOSPC) == Code::Quota);
+  CHECK(posix_error_code(EDQUOT) == Code::Quota);
+  CHECK(posix_error_code(ENOENT) == Code::NotFound);
+  CHECK(posix_error_code(EIO) == Code::IO);
+  CHECK(posix_error_code(EACCES) == Code::IO);
+  Status s = posix_error("data/db/000001.wal", "append", ENOSPC);
+  CHECK(s.code() == Code::Quota);
+  CHECK(s.message().rfind("data/db/000001.wal: append: ", 0) == 0);
+  CHECK(s.message().size() > std::string("data/db/000001.wal: append: ").size());
+}
+
+TEST_CASE("the clock reads wall time in nanoseconds", "[posix][clock]") {
+  PosixClock clock;
+  uint64_t a = clock.now_nanos();
+  uint64_t secs = static_cast<uint64_t>(std::time(nullptr));
+  uint64_t b = clock.now_nanos();
+  CHECK(b >= a);
+  CHECK(a / 1'000'000'000ull + 2 >= secs);
+  CHECK(a / 1'000'000'000ull <= secs + 2);
+  auto p = make_platform();
+  CHECK(p->clock().now_nanos() >= a);
+}
+
+TEST_CASE("default_platform is shared while held and runs work on threads", "[posix][native]") {
+  std::shared_ptr<Platform> a = default_platform();
+  std::shared_ptr<Platform> b = default_platform();
+  REQUIRE(a != nullptr);
+  CHECK(a.get() == b.get());
+  CHECK(dynamic_cast<PosixPlatform*>(a.get()) != nullptr);
+  CHECK(a->executor().concurrent());
+  CHECK(a->executor().run_pending(10) == 0);
+
+  std::atomic<bool> ran{false};
+  a->executor().schedule([&] { ran = true; });
+  for (int i = 0; i < 2000 && !ran; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(ran.load());
+
+  TempDir tmp;
+  auto db = a->open_storage(tmp.sub("db"), true);
+  REQUIRE(db.ok());
+  CHECK(b->open_storage(tmp.sub("db"), true).status().code() == Code::Busy);
+}

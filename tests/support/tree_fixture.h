@@ -1,0 +1,99 @@
+// Helpers shared by the tree integration tests: opening trees on the in-memory platform, reading
+// a whole tree into a std::map, and a little deterministic randomness.
+//
+// Thread safety: none of these helpers keep state; a MemoryPlatform may be shared by threads.
+
+#ifndef SKV_TESTS_SUPPORT_TREE_FIXTURE_H_
+#define SKV_TESTS_SUPPORT_TREE_FIXTURE_H_
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "platform/memory/memory_platform.h"
+#include "skv/skv.h"
+
+namespace skv::testing {
+
+using Model = std::map<std::string, std::string>;
+
+// Options small enough that a few thousand writes exercise flushes and compactions.
+inline TreeBuilder small_tree(std::shared_ptr<Platform> platform, std::string path = "db") {
+  TreeBuilder b;
+  b.with_path(std::move(path))
+      .with_platform(std::move(platform))
+      .with_memtable_size(16 * 1024)
+      .with_block_size(1024)
+      .with_block_cache_capacity(256 * 1024)
+      .with_target_file_size(64 * 1024)
+      .with_level_base_bytes(128 * 1024)
+      .with_l0_compaction_trigger(2);
+  return b;
+}
+
+inline Tree open_or_fail(const TreeBuilder& builder) {
+  Result<Tree> t = builder.build();
+  INFO(t.status().to_string());
+  REQUIRE(t.ok());
+  return std::move(t).value();
+}
+
+inline Transaction begin_or_fail(const Tree& tree, Mode mode = Mode::ReadWrite) {
+  Result<Transaction> tx = tree.begin_with_mode(mode);
+  INFO(tx.status().to_string());
+  REQUIRE(tx.ok());
+  return std::move(tx).value();
+}
+
+inline void require_ok(const Status& s) {
+  INFO(s.to_string());
+  REQUIRE(s.is_ok());
+}
+
+// Every key and value of the tree, read through one read-only transaction.
+inline Model read_all(const Tree& tree) {
+  Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
+  Result<Iterator> it = tx.range("", "");
+  REQUIRE(it.ok());
+  Model out;
+  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+    Result<std::string_view> v = it->value();
+    REQUIRE(v.ok());
+    out.emplace(std::string(it->key()), std::string(*v));
+  }
+  require_ok(it->status());
+  return out;
+}
+
+inline std::optional<std::string> get_or_fail(const Transaction& tx, std::string_view key) {
+  Result<std::optional<std::string>> r = tx.get(key);
+  INFO(r.status().to_string());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+// splitmix64, so failures replay from the seed printed with them.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t uniform(uint64_t n) { return next() % n; }
+  bool one_in(uint64_t n) { return uniform(n) == 0; }
+
+ private:
+  uint64_t state_;
+};
+
+}  // namespace skv::testing
+
+#endif  // SKV_TESTS_SUPPORT_TREE_FIXTURE_H_

@@ -1,0 +1,349 @@
+// skv-test-modules: util wal memtable sstable version engine memory
+// The public API end to end on the in-memory platform: transactions, read-your-own-writes,
+// savepoints, modes, ranges, counts, durability, close and reopen, and every kind of bad input
+// (each gets its named error and changes nothing).
+
+#include <cstdio>
+#include <string>
+
+#include "support/tree_fixture.h"
+
+using namespace skv;
+using namespace skv::testing;
+
+namespace {
+
+std::shared_ptr<MemoryPlatform> new_platform() { return std::make_shared<MemoryPlatform>(); }
+
+TreeBuilder builder(const std::shared_ptr<MemoryPlatform>& p) {
+  TreeBuilder b;
+  b.with_path("db").with_platform(p);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a transaction commits, and a new one reads it", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("user:001", "Alice"));
+  require_ok(tx.set("user:002", "Bob"));
+  require_ok(tx.commit().wait());
+
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "user:001") == "Alice");
+  CHECK(get_or_fail(r, "user:002") == "Bob");
+  CHECK_FALSE(get_or_fail(r, "user:003").has_value());
+  require_ok(tree.close());
+}
+
+TEST_CASE("a transaction reads its own writes, deletes included", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("a", "1"));
+    require_ok(tx.set("b", "2"));
+    require_ok(tx.set("c", "3"));
+    require_ok(tx.commit().wait());
+  }
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("b", "two"));
+  require_ok(tx.del("c"));
+  require_ok(tx.set("d", "4"));
+  CHECK(get_or_fail(tx, "b") == "two");
+  CHECK_FALSE(get_or_fail(tx, "c").has_value());
+  CHECK(get_or_fail(tx, "d") == "4");
+
+  Result<Iterator> it = tx.range("", "");
+  REQUIRE(it.ok());
+  std::string seen;
+  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+    seen += std::string(it->key()) + "=" + std::string(*it->value()) + ";";
+  }
+  CHECK(seen == "a=1;b=two;d=4;");
+  Result<uint64_t> n = tx.count("", "");
+  REQUIRE(n.ok());
+  CHECK(*n == 3);
+
+  // Others do not see the uncommitted writes.
+  Transaction other = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(other, "b") == "2");
+  CHECK(get_or_fail(other, "c") == "3");
+  CHECK_FALSE(get_or_fail(other, "d").has_value());
+}
+
+TEST_CASE("ranges are [start, end) and iterate both ways", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction tx = begin_or_fail(tree);
+  for (char c = 'a'; c <= 'j'; ++c) require_ok(tx.set(std::string(1, c), std::string(3, c)));
+  require_ok(tx.commit().wait());
+
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  Result<Iterator> it = r.range("c", "g");
+  REQUIRE(it.ok());
+  std::string fwd, back;
+  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) fwd += it->key();
+  for (require_ok(it->seek_last()); it->valid(); require_ok(it->prev())) back += it->key();
+  CHECK(fwd == "cdef");
+  CHECK(back == "fedc");
+  require_ok(it->seek("a"));  // before the range: lands on its first key
+  REQUIRE(it->valid());
+  CHECK(it->key() == "c");
+  require_ok(it->seek("g"));  // the end is excluded
+  CHECK_FALSE(it->valid());
+
+  Result<uint64_t> n = r.count("b", "e");
+  REQUIRE(n.ok());
+  CHECK(*n == 3);
+}
+
+TEST_CASE("keys-only iteration returns keys and refuses values", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("k1", std::string(1000, 'x')));
+  require_ok(tx.set("k2", "y"));
+  require_ok(tx.commit().wait());
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  Result<Iterator> it = r.keys("", "");
+  REQUIRE(it.ok());
+  require_ok(it->seek_last());
+  REQUIRE(it->valid());
+  CHECK(it->key() == "k2");
+  CHECK(it->value().status().code() == Code::InvalidArgument);
+  require_ok(it->prev());
+  REQUIRE(it->valid());
+  CHECK(it->key() == "k1");
+}
+
+TEST_CASE("savepoints nest and roll back to the most recent one", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("a", "1"));
+  require_ok(tx.set_savepoint());
+  require_ok(tx.set("a", "2"));
+  require_ok(tx.set("b", "2"));
+  require_ok(tx.set_savepoint());
+  require_ok(tx.del("a"));
+  CHECK_FALSE(get_or_fail(tx, "a").has_value());
+  require_ok(tx.rollback_to_savepoint());
+  CHECK(get_or_fail(tx, "a") == "2");
+  require_ok(tx.rollback_to_savepoint());
+  CHECK(get_or_fail(tx, "a") == "1");
+  CHECK_FALSE(get_or_fail(tx, "b").has_value());
+  CHECK(tx.rollback_to_savepoint().code() == Code::InvalidArgument);
+  require_ok(tx.commit().wait());
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "a") == "1");
+  CHECK_FALSE(get_or_fail(r, "b").has_value());
+}
+
+TEST_CASE("snapshots are stable while others commit", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("k", "old"));
+    require_ok(tx.commit().wait());
+  }
+  Transaction snap = begin_or_fail(tree, Mode::ReadOnly);
+  {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("k", "new"));
+    require_ok(tx.set("n", "x"));
+    require_ok(tx.commit().wait());
+  }
+  require_ok(tree.flush().wait());
+  require_ok(tree.compact_all());
+  CHECK(get_or_fail(snap, "k") == "old");
+  CHECK_FALSE(get_or_fail(snap, "n").has_value());
+  Transaction now = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(now, "k") == "new");
+}
+
+TEST_CASE("write-write overlap: the first committer wins, a retry succeeds", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction t1 = begin_or_fail(tree);
+  Transaction t2 = begin_or_fail(tree);
+  require_ok(t1.set("x", "t1"));
+  require_ok(t2.set("x", "t2"));
+  require_ok(t2.set("y", "t2"));
+  require_ok(t1.commit().wait());
+  Status s = t2.commit().wait();
+  CHECK(s.code() == Code::Conflict);
+  CHECK(s.message().find("x") != std::string::npos);
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "x") == "t1");
+  CHECK_FALSE(get_or_fail(r, "y").has_value());  // the loser changed nothing
+
+  Transaction retry = begin_or_fail(tree);
+  require_ok(retry.set("x", "t2"));
+  require_ok(retry.commit().wait());
+
+  // Disjoint writes do not conflict; read-only ones never do.
+  Transaction a = begin_or_fail(tree);
+  Transaction b = begin_or_fail(tree);
+  require_ok(a.set("p", "1"));
+  require_ok(b.set("q", "1"));
+  CHECK(get_or_fail(b, "p") == std::nullopt);
+  require_ok(a.commit().wait());
+  require_ok(b.commit().wait());
+}
+
+TEST_CASE("write-only transactions write blindly and cannot read", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction w = begin_or_fail(tree, Mode::WriteOnly);
+  require_ok(w.set("k", "v"));
+  CHECK(w.get("k").status().code() == Code::InvalidArgument);
+  CHECK(w.range("", "").status().code() == Code::InvalidArgument);
+  require_ok(w.commit().wait());
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "k") == "v");
+}
+
+TEST_CASE("bad input gets a named error and changes nothing", "[tree][errors]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(builder(p));
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("keep", "1"));
+
+  CHECK(tx.set("", "v").code() == Code::InvalidArgument);
+  CHECK(tx.del("").code() == Code::InvalidArgument);
+  CHECK(tx.get("").status().code() == Code::InvalidArgument);
+  CHECK(tx.set(std::string(kMaxKeySize + 1, 'k'), "v").code() == Code::InvalidArgument);
+  require_ok(tx.set(std::string(kMaxKeySize, 'k'), "v"));  // the limit itself is fine
+  CHECK(tx.set("big", std::string(kMaxValueSize + 1, 'v')).code() == Code::InvalidArgument);
+  require_ok(tx.commit().wait());
+
+  // Use after commit.
+  CHECK(tx.set("late", "1").code() == Code::Closed);
+  CHECK(tx.get("keep").status().code() == Code::Closed);
+  CHECK(tx.commit().wait().code() == Code::Closed);
+  CHECK(tx.rollback().code() == Code::Closed);
+
+  // Writes on a read-only transaction.
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(r.set("k", "v").code() == Code::ReadOnly);
+  CHECK(r.del("keep").code() == Code::ReadOnly);
+  CHECK(get_or_fail(r, "keep") == "1");
+  CHECK_FALSE(get_or_fail(r, "big").has_value());
+
+  // Use after rollback.
+  Transaction rb = begin_or_fail(tree);
+  require_ok(rb.set("gone", "1"));
+  require_ok(rb.rollback());
+  CHECK(rb.set("x", "1").code() == Code::Closed);
+  Transaction check = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK_FALSE(get_or_fail(check, "gone").has_value());
+
+  // Use after close: open transactions and the tree itself.
+  Transaction open_tx = begin_or_fail(tree);
+  require_ok(open_tx.set("after", "close"));
+  require_ok(tree.close());
+  CHECK(tree.begin().status().code() == Code::Closed);
+  CHECK(open_tx.commit().wait().code() == Code::Closed);
+  require_ok(tree.close());  // idempotent
+
+  Tree again = open_or_fail(builder(p));
+  Transaction r2 = begin_or_fail(again, Mode::ReadOnly);
+  CHECK(get_or_fail(r2, "keep") == "1");
+  CHECK_FALSE(get_or_fail(r2, "after").has_value());
+}
+
+TEST_CASE("bad options are refused by name", "[tree][errors]") {
+  auto p = new_platform();
+  CHECK(builder(p).with_memtable_size(0).build().status().code() == Code::InvalidArgument);
+  CHECK(builder(p).with_level_count(1).build().status().code() == Code::InvalidArgument);
+  CHECK(builder(p).with_block_size(0).build().status().code() == Code::InvalidArgument);
+  CHECK(TreeBuilder().with_platform(p).build().status().code() == Code::InvalidArgument);
+  CHECK(builder(p).with_create_if_missing(false).build().status().code() == Code::NotFound);
+}
+
+TEST_CASE("a second open of the same database fails with Busy", "[tree][errors]") {
+  auto p = new_platform();
+  Tree first = open_or_fail(builder(p));
+  Result<Tree> second = builder(p).build();
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == Code::Busy);
+  require_ok(first.close());
+  Tree third = open_or_fail(builder(p));  // the lock went with the close
+  require_ok(third.close());
+}
+
+TEST_CASE("close and reopen keep every commit, across flushes", "[tree]") {
+  auto p = new_platform();
+  Model model;
+  {
+    Tree tree = open_or_fail(small_tree(p));
+    for (int i = 0; i < 2000; ++i) {
+      Transaction tx = begin_or_fail(tree);
+      const std::string k = "key" + std::to_string(i % 700);
+      const std::string v = "value" + std::to_string(i);
+      require_ok(tx.set(k, v));
+      model[k] = v;
+      if (i % 5 == 0) {
+        const std::string d = "key" + std::to_string((i * 7) % 700);
+        require_ok(tx.del(d));
+        model.erase(d);
+      }
+      require_ok(tx.commit().wait());
+      p->queue_executor()->run_pending(4);
+    }
+    CHECK(tree.stats().flushes > 0);
+    CHECK(read_all(tree) == model);
+    require_ok(tree.close());
+  }
+  Tree tree = open_or_fail(small_tree(p));
+  CHECK(read_all(tree) == model);
+}
+
+TEST_CASE("a long backward scan visits every key, across overwritten versions", "[tree]") {
+  auto p = new_platform();
+  const bool small_memtable = GENERATE(false, true);
+  TreeBuilder b = builder(p);
+  if (small_memtable) b.with_memtable_size(32 * 1024);
+  Tree tree = open_or_fail(b);
+  Model model;
+  for (int first = 0; first < 400; first += 50) {
+    Transaction tx = begin_or_fail(tree);
+    for (int i = first; i < first + 50; ++i) {
+      char k[16];
+      std::snprintf(k, sizeof(k), "key:%05d", i);
+      std::string v = "v0-" + std::to_string(i);
+      if (i % 7 == 0) v += std::string(700 + i, 'x');  // enough bytes to fill a few tables
+      require_ok(tx.set(k, v));
+      model[k] = v;
+    }
+    require_ok(tx.commit().wait());
+    p->queue_executor()->run_all();
+  }
+  Transaction tx = begin_or_fail(tree);
+  for (int i = 0; i < 400; i += 5) {
+    char k[16];
+    std::snprintf(k, sizeof(k), "key:%05d", i);
+    require_ok(tx.set(k, "v1"));
+    model[k] = "v1";
+  }
+  require_ok(tx.commit().wait());
+
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  const bool point_reads_first = GENERATE(false, true);  // they warm the block cache
+  if (point_reads_first) {
+    for (const auto& [k, v] : model) CHECK(get_or_fail(r, k) == v);
+  }
+  Result<Iterator> it = r.range("", "");
+  REQUIRE(it.ok());
+  auto m = model.rbegin();
+  for (require_ok(it->seek_last()); it->valid(); require_ok(it->prev()), ++m) {
+    REQUIRE(m != model.rend());
+    REQUIRE(it->key() == m->first);
+    REQUIRE(*it->value() == m->second);
+  }
+  CHECK(m == model.rend());
+}

@@ -1,0 +1,231 @@
+// skv-test-modules: util wal sstable memtable version memory
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "format/internal_key.h"
+#include "util/coding.h"
+#include "version/version_edit.h"
+
+using namespace skv;
+
+namespace {
+
+FileMetaData make_file(uint64_t number, const std::string& lo, const std::string& hi,
+                       SequenceNumber s1, SequenceNumber s2) {
+  FileMetaData m;
+  m.number = number;
+  m.file_size = 1000 + number;
+  m.smallest = make_internal_key(lo, s2, ValueKind::Value, 7);
+  m.largest = make_internal_key(hi, s1, ValueKind::Delete, 9);
+  m.smallest_seq = s1;
+  m.largest_seq = s2;
+  m.num_entries = 10 * number;
+  return m;
+}
+
+VersionEdit full_edit() {
+  VersionEdit e;
+  e.set_log_number(12);
+  e.set_next_file_number(345);
+  e.set_last_sequence(kMaxSequenceNumber - 1);
+  e.set_compact_pointer(2, make_internal_key("ptr", 5, ValueKind::Value, 0));
+  e.delete_file(1, 77);
+  e.delete_file(0, 78);
+  e.add_file(0, make_file(100, "a", "m", 3, 9));
+  e.add_file(3, make_file(101, std::string("\x00\xff", 2), "zz", 1, 1));
+  return e;
+}
+
+void require_same(const VersionEdit& a, const VersionEdit& b) {
+  std::string ea, eb;
+  a.encode_to(&ea);
+  b.encode_to(&eb);
+  REQUIRE(ea == eb);
+  REQUIRE(a.debug_string() == b.debug_string());
+}
+
+}  // namespace
+
+TEST_CASE("version edit round trips every field", "[version_edit]") {
+  VersionEdit e = full_edit();
+  std::string enc;
+  e.encode_to(&enc);
+
+  VersionEdit d;
+  REQUIRE(d.decode_from(enc).is_ok());
+  REQUIRE(d.log_number() == std::optional<uint64_t>(12));
+  REQUIRE(d.next_file_number() == std::optional<uint64_t>(345));
+  REQUIRE(d.last_sequence() == std::optional<SequenceNumber>(kMaxSequenceNumber - 1));
+  REQUIRE(d.compact_pointers().size() == 1);
+  REQUIRE(d.compact_pointers()[0].first == 2);
+  REQUIRE(d.deleted_files().size() == 2);
+  REQUIRE(d.deleted_files()[1].level == 0);
+  REQUIRE(d.deleted_files()[1].number == 78);
+  REQUIRE(d.new_files().size() == 2);
+  const FileMetaData& m = d.new_files()[1].meta;
+  REQUIRE(d.new_files()[1].level == 3);
+  REQUIRE(m.number == 101);
+  REQUIRE(m.file_size == 1101);
+  REQUIRE(extract_user_key(m.smallest) == std::string("\x00\xff", 2));
+  REQUIRE(extract_user_key(m.largest) == "zz");
+  REQUIRE(m.num_entries == 1010);
+  require_same(e, d);
+  REQUIRE(d.debug_string().find("add: L3 #101") != std::string::npos);
+}
+
+TEST_CASE("an empty edit round trips", "[version_edit]") {
+  VersionEdit e;
+  std::string enc;
+  e.encode_to(&enc);
+  REQUIRE(enc.empty());
+  VersionEdit d;
+  d.set_log_number(3);
+  REQUIRE(d.decode_from(enc).is_ok());
+  REQUIRE(!d.log_number());
+  REQUIRE(d.new_files().empty());
+}
+
+TEST_CASE("every prefix of an edit decodes to a prefix of it or is corruption", "[version_edit]") {
+  std::string enc;
+  full_edit().encode_to(&enc);
+  int ok = 0;
+  for (size_t n = 0; n < enc.size(); ++n) {
+    std::string prefix = enc.substr(0, n);  // its own allocation: reads past it are caught
+    VersionEdit d;
+    Status s = d.decode_from(prefix, "MANIFEST-000009", 4096);
+    if (s.is_ok()) {
+      ++ok;
+      std::string again;
+      d.encode_to(&again);
+      REQUIRE(again == prefix);
+    } else {
+      REQUIRE(s.is_corruption());
+      REQUIRE(s.message().find("MANIFEST-000009") != std::string::npos);
+      REQUIRE(s.message().find("offset 4096") != std::string::npos);
+      REQUIRE(d.new_files().empty());  // cleared on error
+    }
+  }
+  REQUIRE(ok == 8);  // the empty prefix and one after each of the 7 complete fields but the last
+}
+
+TEST_CASE("damaged edits never crash and are corruption or a valid edit", "[version_edit]") {
+  const uint32_t seed = 20240611;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  std::string enc;
+  full_edit().encode_to(&enc);
+  int corrupt = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string bad = enc;
+    int flips = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < flips; ++i) {
+      bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
+    }
+    if (rng() % 4 == 0) bad.resize(rng() % bad.size());
+    VersionEdit d;
+    Status s = d.decode_from(bad, "m", 0);
+    if (!s.is_ok()) {
+      REQUIRE(s.is_corruption());
+      ++corrupt;
+      continue;
+    }
+    // Whatever decoded satisfies the invariants the decoder promises.
+    for (const auto& nf : d.new_files()) {
+      REQUIRE(nf.level < kMaxLevelCount);
+      REQUIRE(nf.meta.number >= 1);
+      REQUIRE(nf.meta.num_entries >= 1);
+      REQUIRE(nf.meta.smallest_seq <= nf.meta.largest_seq);
+      REQUIRE(compare_internal_keys(nf.meta.smallest, nf.meta.largest) <= 0);
+    }
+    for (const auto& df : d.deleted_files()) REQUIRE(df.level < kMaxLevelCount);
+  }
+  REQUIRE(corrupt > 1000);
+}
+
+TEST_CASE("specific malformed edits are corruption", "[version_edit]") {
+  auto decode = [](const std::string& bytes) {
+    VersionEdit d;
+    return d.decode_from(bytes, "MANIFEST-000002", 64);
+  };
+  std::string s;
+
+  SECTION("unknown tag") {
+    put_varint32(&s, 99);
+    put_varint64(&s, 1);
+  }
+  SECTION("repeated log number") {
+    put_varint32(&s, 1);
+    put_varint64(&s, 5);
+    put_varint32(&s, 1);
+    put_varint64(&s, 6);
+  }
+  SECTION("sequence beyond 56 bits") {
+    put_varint32(&s, 3);
+    put_varint64(&s, kMaxSequenceNumber + 1);
+  }
+  SECTION("level out of range") {
+    put_varint32(&s, 5);
+    put_varint32(&s, kMaxLevelCount);
+    put_varint64(&s, 4);
+  }
+  SECTION("deleted file number zero") {
+    put_varint32(&s, 5);
+    put_varint32(&s, 1);
+    put_varint64(&s, 0);
+  }
+  SECTION("overlong varint") {
+    put_varint32(&s, 2);
+    s.append(11, '\xff');
+  }
+  SECTION("new file whose keys are out of order") {
+    VersionEdit e;
+    FileMetaData m = make_file(5, "b", "a", 1, 2);
+    e.add_file(1, m);
+    e.encode_to(&s);
+  }
+  SECTION("new file whose sequences are out of order") {
+    VersionEdit e;
+    FileMetaData m = make_file(5, "a", "b", 1, 2);
+    m.smallest_seq = 3;
+    e.add_file(1, m);
+    e.encode_to(&s);
+  }
+  SECTION("new file with no entries") {
+    VersionEdit e;
+    FileMetaData m = make_file(5, "a", "b", 1, 2);
+    m.num_entries = 0;
+    e.add_file(1, m);
+    e.encode_to(&s);
+  }
+  SECTION("new file key too short to be an internal key") {
+    put_varint32(&s, 6);
+    put_varint32(&s, 1);
+    put_varint64(&s, 5);
+    put_varint64(&s, 100);
+    put_length_prefixed(&s, "short");
+    put_length_prefixed(&s, make_internal_key("b", 1, ValueKind::Value, 0));
+    put_varint64(&s, 1);
+    put_varint64(&s, 1);
+    put_varint64(&s, 1);
+  }
+  SECTION("key length beyond the input") {
+    put_varint32(&s, 4);
+    put_varint32(&s, 1);
+    put_varint64(&s, 1000);
+    s += "abc";
+  }
+  SECTION("unknown value kind in a key") {
+    put_varint32(&s, 4);
+    put_varint32(&s, 1);
+    std::string k = "key";
+    put_fixed64(&k, (uint64_t{5} << 8) | 7);
+    put_fixed64(&k, 0);
+    put_length_prefixed(&s, k);
+  }
+  Status st = decode(s);
+  REQUIRE(st.is_corruption());
+  REQUIRE(st.message().find("MANIFEST-000002") != std::string::npos);
+}

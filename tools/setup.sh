@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine to build and test skv, then builds it.
+#
+#   tools/setup.sh            install packages (as root, or through sudo), configure and build
+#                             into ./build (RelWithDebInfo, Ninja, ccache)
+#   SKV_SETUP_NO_BUILD=1      install packages only
+#
+# Packages: the native toolchain (cmake, ninja, ccache, pkg-config), zstd and libsodium, Catch2 v2,
+# clang-format, and Emscripten (em++ 3.1.6) with dpkg-dev, which tools/build-wasm-deps.sh uses to
+# build zstd and libsodium for wasm32 from Debian's source packages.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
+          libzstd-dev libsodium-dev catch2 clang-format
+          emscripten nodejs dpkg-dev xz-utils)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=()
+  [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
+  echo "[setup] installing: ${missing[*]}"
+  "${SUDO[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+else
+  echo "[setup] every package is installed"
+fi
+
+[[ -n "${SKV_SETUP_NO_BUILD:-}" ]] && exit 0
+cd "$ROOT"
+export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/.ccache}
+cmake -S . -B build -G Ninja -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build build -j"${JOBS:-2}"
+echo "[setup] built: build/skv (try: build/skv demo /tmp/skv-demo)"

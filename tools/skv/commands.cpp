@@ -1,0 +1,154 @@
+#include "commands.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "escape.h"
+#include "session.h"
+#include "skv/skv.h"
+
+namespace skv::cli {
+
+namespace {
+
+// The smallest key greater than every key that starts with `prefix`; empty when there is none
+// (the prefix is all 0xff bytes), meaning "to the last key".
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty()) {
+    const auto last = static_cast<unsigned char>(prefix.back());
+    if (last != 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
+// [start, end) of a KeyRange, with empty meaning unbounded. Returns nullopt for an empty range.
+std::optional<std::pair<std::string, std::string>> bounds(const KeyRange& range) {
+  std::string start = range.start;
+  std::string end = range.end;
+  if (!range.prefix.empty()) {
+    start = std::max(start, range.prefix);
+    const std::string pend = prefix_end(range.prefix);
+    if (!pend.empty() && (end.empty() || pend < end)) end = pend;
+  }
+  if (!end.empty() && start >= end) return std::nullopt;
+  return std::make_pair(start, end);
+}
+
+void print_line(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
+}  // namespace
+
+int run_set(const std::string& dir, const std::string& key, const std::string& value) {
+  return with_tree("set", dir, /*create=*/true, [&](Session& session) -> Status {
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
+    SKV_RETURN_IF_ERROR(tx.set(key, value));
+    return session.commit(tx);
+  });
+}
+
+int run_get(const std::string& dir, const std::string& key, bool raw) {
+  return with_tree("get", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+    SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get(key));
+    if (!value) return Status::not_found("key '" + escape(key) + "'");
+    if (raw) {
+      std::fwrite(value->data(), 1, value->size(), stdout);
+    } else {
+      print_line(escape(*value));
+    }
+    return Status::ok();
+  });
+}
+
+int run_del(const std::string& dir, const std::string& key) {
+  return with_tree("del", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
+    SKV_RETURN_IF_ERROR(tx.del(key));
+    return session.commit(tx);
+  });
+}
+
+int run_scan(const std::string& dir, const ScanOptions& options) {
+  return with_tree("scan", dir, /*create=*/false, [&](Session& session) -> Status {
+    const auto range = bounds(options.range);
+    if (!range) return Status::ok();
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+    SKV_ASSIGN_OR_RETURN(Iterator it, options.keys_only ? tx.keys(range->first, range->second)
+                                                        : tx.range(range->first, range->second));
+    SKV_RETURN_IF_ERROR(options.reverse ? it.seek_last() : it.seek_first());
+    for (uint64_t n = 0; it.valid() && (options.limit == 0 || n < options.limit); ++n) {
+      std::string line = escape(it.key());
+      if (!options.keys_only) {
+        SKV_ASSIGN_OR_RETURN(std::string_view value, it.value());
+        line += '\t';
+        line += escape(value);
+      }
+      print_line(line);
+      SKV_RETURN_IF_ERROR(options.reverse ? it.prev() : it.next());
+    }
+    return it.status();
+  });
+}
+
+int run_count(const std::string& dir, const KeyRange& key_range) {
+  return with_tree("count", dir, /*create=*/false, [&](Session& session) -> Status {
+    const auto range = bounds(key_range);
+    uint64_t count = 0;
+    if (range) {
+      SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+      SKV_ASSIGN_OR_RETURN(count, tx.count(range->first, range->second));
+    }
+    std::printf("%" PRIu64 "\n", count);
+    return Status::ok();
+  });
+}
+
+int run_stats(const std::string& dir) {
+  return with_tree("stats", dir, /*create=*/false, [&](Session& session) -> Status {
+    const TreeStats st = session.tree().stats();
+    std::printf("path                 %s\n", escape(dir).c_str());
+    std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
+    std::printf("memtable_bytes       %" PRIu64 "\n", st.memtable_bytes);
+    std::printf("immutable_memtables  %d\n", st.immutable_memtables);
+    std::printf("flushes              %" PRIu64 "\n", st.flushes);
+    std::printf("compactions          %" PRIu64 "\n", st.compactions);
+    std::printf("stalls               %" PRIu64 "\n", st.stalls);
+    std::printf("block_cache_usage    %" PRIu64 "\n", st.block_cache_usage);
+    std::printf("level_count          %d\n", st.level_count);
+    const int levels = std::clamp(st.level_count, 0, 16);
+    for (int level = 0; level < levels; ++level) {
+      std::printf("L%-2d files %-6d bytes %" PRIu64 "\n", level, st.files_per_level[level],
+                  st.bytes_per_level[level]);
+    }
+    return Status::ok();
+  });
+}
+
+int run_flush(const std::string& dir) {
+  return with_tree("flush", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_RETURN_IF_ERROR(session.wait(session.tree().flush()));
+    std::printf("flushed %s\n", escape(dir).c_str());
+    return Status::ok();
+  });
+}
+
+int run_compact(const std::string& dir) {
+  return with_tree("compact", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_RETURN_IF_ERROR(session.tree().compact_all());
+    std::printf("compacted %s\n", escape(dir).c_str());
+    return Status::ok();
+  });
+}
+
+}  // namespace skv::cli

@@ -1,0 +1,66 @@
+// The commands of the skv tool, written against the public API only (skv/skv.h) and the
+// platform the program links (default_platform(): POSIX files and a thread pool natively).
+//
+// Every command opens the tree at `dir`, does its work, closes the tree and returns the process
+// exit status: 0 on success, 1 when the work failed (the Status has been printed to stderr as
+// "skv: <command>: <code>: <message>"). Keys and values arrive already unescaped and are printed
+// escaped (escape.h). Writes are committed with Durability::Immediate.
+//
+// Thread safety: each command runs on the calling thread; none may run concurrently on the same
+// directory (a second open fails with Busy).
+
+#ifndef SKV_TOOLS_SKV_COMMANDS_H_
+#define SKV_TOOLS_SKV_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace skv::cli {
+
+// Which keys a scan or count visits: [start, end) intersected with the keys that begin with
+// `prefix` (an empty string means "no bound" for each of the three).
+struct KeyRange {
+  std::string start;
+  std::string end;
+  std::string prefix;
+};
+
+struct ScanOptions {
+  KeyRange range;
+  bool reverse = false;
+  uint64_t limit = 0;  // 0 = no limit
+  bool keys_only = false;
+};
+
+// Writes sample users in a few transactions, reads them back, scans both ways, shows a
+// conflict and a rollback, printing each step.
+int run_demo(const std::string& dir);
+
+// Sets `key` to `value`.
+int run_set(const std::string& dir, const std::string& key, const std::string& value);
+
+// Prints the value of `key` (escaped, or the raw bytes without a newline when `raw`). A missing
+// key is a failure (NotFound, exit status 1).
+int run_get(const std::string& dir, const std::string& key, bool raw);
+
+// Deletes `key` (deleting a missing key succeeds).
+int run_del(const std::string& dir, const std::string& key);
+
+// Prints one line per entry: the escaped key, and unless keys_only a tab and the escaped value.
+int run_scan(const std::string& dir, const ScanOptions& options);
+
+// Prints the number of live keys in the range.
+int run_count(const std::string& dir, const KeyRange& range);
+
+// Prints the tree's TreeStats.
+int run_stats(const std::string& dir);
+
+// Writes the memtable to a table and waits until it is durable.
+int run_flush(const std::string& dir);
+
+// Compacts every level down and waits for it.
+int run_compact(const std::string& dir);
+
+}  // namespace skv::cli
+
+#endif  // SKV_TOOLS_SKV_COMMANDS_H_

@@ -1,0 +1,175 @@
+// skv: the command-line tool. Parses the command line and runs one command (commands.h).
+// Exit status: 0 success, 1 the operation failed (Status printed), 2 bad usage.
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.h"
+#include "escape.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: skv <command> <dir> [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  demo <dir>                 write sample users, read and scan them, show a conflict\n"
+    "  set <dir> <key> <value>    set a key (durable when the command returns)\n"
+    "  get <dir> <key> [--raw]    print a value (--raw: the bytes as stored, no newline)\n"
+    "  del <dir> <key>            delete a key\n"
+    "  scan <dir> [--prefix P] [--start S] [--end E] [--reverse] [--limit N] [--keys-only]\n"
+    "                             print 'key<TAB>value' lines in key order ([S, E) and/or P)\n"
+    "  count <dir> [--prefix P] [--start S] [--end E]\n"
+    "                             print the number of keys\n"
+    "  stats <dir>                print the tree's counters and level shape\n"
+    "  flush <dir>                write the memtable to a table\n"
+    "  compact <dir>              compact every level down\n"
+    "\n"
+    "Keys and values are bytes. Output prints a backslash as \\\\ and any byte outside printable\n"
+    "ASCII as \\xNN; arguments are read back the same way (so 'a\\x00b' is a, a zero byte, b).\n"
+    "Exit status: 0 success, 1 failure (not found, I/O, corruption, busy, ...), 2 bad usage.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "skv: %s\n(run 'skv --help' for usage)\n", message.c_str());
+  return 2;
+}
+
+struct Args {
+  // The directory as typed (a path, never unescaped), then the unescaped keys and values.
+  std::vector<std::string> positional;
+  skv::cli::ScanOptions scan;
+  bool raw = false;
+  std::vector<std::string> flags_seen;
+};
+
+// Parses everything after the command name. Returns 0, or the exit status of a usage error.
+int parse(int argc, char** argv, Args* args) {
+  bool options_done = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!options_done && arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (options_done || arg.size() < 2 || arg.substr(0, 2) != "--") {
+      if (args->positional.empty()) {
+        args->positional.emplace_back(arg);
+        continue;
+      }
+      skv::Result<std::string> text = skv::cli::unescape(arg);
+      if (!text.ok()) return usage_error(text.status().message());
+      args->positional.push_back(std::move(text).value());
+      continue;
+    }
+    args->flags_seen.emplace_back(arg);
+    if (arg == "--reverse") {
+      args->scan.reverse = true;
+    } else if (arg == "--keys-only") {
+      args->scan.keys_only = true;
+    } else if (arg == "--raw") {
+      args->raw = true;
+    } else if (arg == "--prefix" || arg == "--start" || arg == "--end" || arg == "--limit") {
+      if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+      const std::string_view value = argv[++i];
+      if (arg == "--limit") {
+        uint64_t limit = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), limit);
+        if (ec != std::errc() || end != value.data() + value.size()) {
+          return usage_error("--limit needs a non-negative number, got '" + std::string(value) +
+                             "'");
+        }
+        args->scan.limit = limit;
+        continue;
+      }
+      skv::Result<std::string> text = skv::cli::unescape(value);
+      if (!text.ok()) return usage_error(text.status().message());
+      std::string& slot = arg == "--prefix"  ? args->scan.range.prefix
+                          : arg == "--start" ? args->scan.range.start
+                                             : args->scan.range.end;
+      slot = std::move(text).value();
+    } else {
+      return usage_error("unknown option '" + std::string(arg) + "'");
+    }
+  }
+  return 0;
+}
+
+// Usage error unless every flag given is in `allowed` (a space-separated list).
+int check_flags(const Args& args, std::string_view command, std::string_view allowed) {
+  for (const std::string& flag : args.flags_seen) {
+    const std::string padded = " " + std::string(allowed) + " ";
+    if (padded.find(" " + flag + " ") == std::string::npos) {
+      return usage_error("'" + std::string(command) + "' does not take " + flag);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--") == 0) break;
+  }
+
+  Args args;
+  if (int rc = parse(argc, argv, &args)) return rc;
+  const std::vector<std::string>& pos = args.positional;
+
+  struct Shape {
+    const char* name;
+    size_t positional;  // including <dir>
+    const char* flags;
+  };
+  static constexpr Shape kShapes[] = {
+      {"demo", 1, ""},
+      {"set", 3, ""},
+      {"get", 2, "--raw"},
+      {"del", 2, ""},
+      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only"},
+      {"count", 1, "--prefix --start --end"},
+      {"stats", 1, ""},
+      {"flush", 1, ""},
+      {"compact", 1, ""},
+  };
+  const Shape* shape = nullptr;
+  for (const Shape& s : kShapes) {
+    if (command == s.name) shape = &s;
+  }
+  if (shape == nullptr) return usage_error("unknown command '" + std::string(command) + "'");
+  if (pos.size() != shape->positional) {
+    return usage_error("'" + std::string(command) + "' takes " + std::to_string(shape->positional) +
+                       " argument(s), got " + std::to_string(pos.size()));
+  }
+  if (int rc = check_flags(args, command, shape->flags)) return rc;
+  if (pos[0].empty()) return usage_error("the directory must not be empty");
+
+  const std::string& dir = pos[0];
+  if (command == "demo") return skv::cli::run_demo(dir);
+  if (command == "set") return skv::cli::run_set(dir, pos[1], pos[2]);
+  if (command == "get") return skv::cli::run_get(dir, pos[1], args.raw);
+  if (command == "del") return skv::cli::run_del(dir, pos[1]);
+  if (command == "scan") return skv::cli::run_scan(dir, args.scan);
+  if (command == "count") return skv::cli::run_count(dir, args.scan.range);
+  if (command == "stats") return skv::cli::run_stats(dir);
+  if (command == "flush") return skv::cli::run_flush(dir);
+  return skv::cli::run_compact(dir);
+}

@@ -1,0 +1,55 @@
+#include "session.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace skv::cli {
+
+Status Session::wait(const Future<Status>& future) {
+  Executor& executor = platform_->executor();
+  while (!future.ready() && !executor.concurrent()) {
+    if (executor.run_pending(16) == 0) {
+      return Status::io_error("background work stopped before the operation completed");
+    }
+  }
+  return future.wait();
+}
+
+Status Session::commit(Transaction& tx) {
+  tx.set_durability(Durability::Immediate);
+  return wait(tx.commit());
+}
+
+void print_error(std::string_view command, const Status& status) {
+  std::fprintf(stderr, "skv: %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               status.to_string().c_str());
+}
+
+int with_tree(std::string_view command, const std::string& dir, bool create,
+              const std::function<Status(Session&)>& body) {
+  std::shared_ptr<Platform> platform = default_platform();
+  Result<Tree> tree = TreeBuilder()
+                          .with_path(dir)
+                          .with_platform(platform)
+                          .with_create_if_missing(create)
+                          .with_default_durability(Durability::Immediate)
+                          .build();
+  if (!tree.ok()) {
+    print_error(command, tree.status().with_context("opening " + dir));
+    return 1;
+  }
+  Session session(platform, std::move(tree).value());
+  Status s = body(session);
+  Status closed = session.tree().close();
+  if (!s.is_ok()) {
+    print_error(command, s);
+    return 1;
+  }
+  if (!closed.is_ok()) {
+    print_error(command, closed.with_context("closing " + dir));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace skv::cli

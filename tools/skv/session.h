@@ -1,0 +1,48 @@
+// Session: one open tree for the duration of one skv command, plus the helpers every command
+// needs (waiting for futures, committing durably, reporting errors).
+//
+// Thread safety: used by one thread.
+
+#ifndef SKV_TOOLS_SKV_SESSION_H_
+#define SKV_TOOLS_SKV_SESSION_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "skv/skv.h"
+
+namespace skv::cli {
+
+class Session {
+ public:
+  Session(std::shared_ptr<Platform> platform, Tree tree)
+      : platform_(std::move(platform)), tree_(std::move(tree)) {}
+
+  const Tree& tree() const { return tree_; }
+
+  // Waits for `future`. With a concurrent executor this blocks; with a queue executor it runs
+  // queued tasks until the future completes, and fails with IO if the queue runs dry first.
+  Status wait(const Future<Status>& future);
+
+  // Commits `tx` with Durability::Immediate and waits for the outcome.
+  Status commit(Transaction& tx);
+
+ private:
+  std::shared_ptr<Platform> platform_;
+  Tree tree_;
+};
+
+// Prints "skv: <command>: <status>" to stderr.
+void print_error(std::string_view command, const Status& status);
+
+// Opens the tree at `dir` (creating it when `create`), runs `body`, then closes the tree. Returns
+// 0 if opening, the body and closing all succeeded; otherwise prints the first error and
+// returns 1.
+int with_tree(std::string_view command, const std::string& dir, bool create,
+              const std::function<Status(Session&)>& body);
+
+}  // namespace skv::cli
+
+#endif  // SKV_TOOLS_SKV_SESSION_H_

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every test suite skv has, the way CI does:
+#   1. native: configure and build ./build (RelWithDebInfo), then ctest (unit, integration,
+#      heavy, CLI and smoke suites) on both cores;
+#   2. the installed CMake package and add_subdirectory, from a consumer project;
+#   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
+#      built from Debian's source packages, cached), then the unit tests and the smoke program
+#      under node.
+#
+#   tools/test.sh                  everything
+#   tools/test.sh --native         steps 1 and 2 only
+#   tools/test.sh --wasm           step 3 only
+#   CTEST_ARGS="-L unit" tools/test.sh --native     pass extra arguments to ctest
+#
+# Missing Debian packages are installed first (tools/setup.sh). JOBS sets the parallelism
+# (default 2).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+JOBS=${JOBS:-2}
+MODE=${1:-all}
+case "$MODE" in all | --native | --wasm) ;; *) echo "usage: $0 [--native|--wasm]" >&2; exit 2 ;; esac
+
+SKV_SETUP_NO_BUILD=1 tools/setup.sh
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/.ccache}
+LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+T0=$SECONDS
+stage() { echo "== [$((SECONDS - T0))s] $*"; }
+
+stage "format"
+tools/check-format.sh
+
+if [[ $MODE != --wasm ]]; then
+  stage "native build"
+  cmake -S . -B build -G Ninja "${LAUNCH[@]}" >/dev/null
+  cmake --build build -j"$JOBS"
+  stage "native tests"
+  # shellcheck disable=SC2086
+  ctest --test-dir build -j"$JOBS" --output-on-failure --timeout 1200 ${CTEST_ARGS:-}
+  stage "CMake consumers (find_package, add_subdirectory)"
+  JOBS=$JOBS tools/check-consumer.sh build
+fi
+
+if [[ $MODE != --native ]]; then
+  stage "wasm32 build"
+  emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCH[@]}" >/dev/null
+  cmake --build build-wasm -j"$JOBS"
+  stage "wasm32 tests under node"
+  # shellcheck disable=SC2086
+  ctest --test-dir build-wasm -j"$JOBS" --output-on-failure --timeout 1200 ${CTEST_ARGS:-}
+fi
+stage "all tests passed"
