@@ -168,3 +168,50 @@ TEST_CASE("a damaged table is reported, never skipped", "[tree][crash][errors]")
   Result<std::optional<std::string>> g = r.get(commit_key(0));
   CHECK(g.status().code() == Code::Corruption);
 }
+
+TEST_CASE("a missing or truncated table is an error naming it", "[tree][crash][errors]") {
+  const bool truncate = GENERATE(false, true);
+  auto p = std::make_shared<MemoryPlatform>();
+  {
+    Tree tree = open_or_fail(small_tree(p));
+    Transaction tx = begin_or_fail(tree);
+    for (int i = 0; i < 300; ++i) require_ok(tx.set(commit_key(i), std::string(40, 'v')));
+    require_ok(tx.commit().wait());
+    require_ok(tree.flush().wait());
+    require_ok(tree.close());
+  }
+  Result<std::vector<MemoryFileInfo>> files = p->list_files("db");
+  REQUIRE(files.ok());
+  std::string sst;
+  uint64_t size = 0;
+  for (const MemoryFileInfo& f : *files) {
+    if (f.name.size() > 4 && f.name.substr(f.name.size() - 4) == ".sst") {
+      sst = f.name;
+      size = f.size;
+    }
+  }
+  REQUIRE_FALSE(sst.empty());
+  if (truncate) {
+    require_ok(p->truncate_file("db", sst, size / 2));
+  } else {
+    Result<std::unique_ptr<Storage>> storage = p->open_storage("db", false);
+    REQUIRE(storage.ok());
+    require_ok((*storage)->objects().remove(sst));
+    require_ok((*storage)->sync_dir());
+  }
+  Result<Tree> t = small_tree(p).build();
+  if (!truncate || !t.ok()) {
+    // A missing table is found at open (the manifest names it).
+    REQUIRE_FALSE(t.ok());
+    INFO(t.status().to_string());
+    CHECK(t.status().code() == Code::Corruption);
+    CHECK(t.status().message().find(sst) != std::string::npos);
+    return;
+  }
+  // A truncated one is found when it is first read (its footer is gone).
+  Transaction r = begin_or_fail(*t, Mode::ReadOnly);
+  Result<std::optional<std::string>> g = r.get(commit_key(7));
+  INFO(g.status().to_string());
+  CHECK(g.status().code() == Code::Corruption);
+  CHECK(g.status().message().find(sst) != std::string::npos);
+}

@@ -347,3 +347,32 @@ TEST_CASE("a long backward scan visits every key, across overwritten versions", 
   }
   CHECK(m == model.rend());
 }
+
+TEST_CASE("write stalls bound memory when background work falls behind", "[tree][stall]") {
+  auto p = new_platform();
+  Options o;
+  o.path = "db";
+  o.platform = p;
+  o.memtable_size = 8 * 1024;
+  o.max_immutable_memtables = 1;
+  o.l0_compaction_trigger = 2;
+  o.l0_stop_writes_trigger = 4;
+  o.target_file_size = 64 * 1024;
+  o.level_base_bytes = 64 * 1024;
+  Tree tree = open_or_fail(TreeBuilder().with_options(o));
+  // Nobody runs the executor here: only the stalls make background work happen.
+  for (int i = 0; i < 3000; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("k" + std::to_string(i % 500), std::string(100, 'v')));
+    require_ok(tx.commit().wait());
+    const TreeStats st = tree.stats();
+    REQUIRE(st.immutable_memtables <= o.max_immutable_memtables);
+    REQUIRE(st.files_per_level[0] <= o.l0_stop_writes_trigger);
+    REQUIRE(st.memtable_bytes <= o.memtable_size + 64 * 1024);  // plus one arena block
+  }
+  const TreeStats st = tree.stats();
+  CHECK(st.stalls > 0);
+  CHECK(st.flushes > 0);
+  CHECK(st.compactions > 0);
+  require_ok(tree.close());
+}
