@@ -5,17 +5,18 @@
 
 namespace skv {
 
-Arena::Arena() = default;
+Arena::Arena(size_t block_size)
+    : block_size_(block_size < kMinBlockSize ? kMinBlockSize : block_size) {}
 Arena::~Arena() = default;
 
 char* Arena::allocate_fallback(size_t bytes) {
   assert(bytes > 0);
-  if (bytes > kBlockSize / 4) {
+  if (bytes > block_size_ / 4) {
     // Big: its own block, and the current block keeps serving small requests.
     return allocate_new_block(bytes);
   }
-  alloc_ptr_ = allocate_new_block(kBlockSize);
-  alloc_bytes_remaining_ = kBlockSize;
+  alloc_ptr_ = allocate_new_block(block_size_);
+  alloc_bytes_remaining_ = block_size_;
   char* result = alloc_ptr_;
   alloc_ptr_ += bytes;
   alloc_bytes_remaining_ -= bytes;

@@ -17,15 +17,18 @@ namespace skv {
 
 class Arena {
  public:
-  // Size of the blocks small allocations are carved from. An allocation bigger than a quarter of
-  // a block gets a block of its own, so at most a quarter of a block is wasted at a block's end.
+  // Default size of the blocks small allocations are carved from. An allocation bigger than a
+  // quarter of a block gets a block of its own, so at most a quarter of a block is wasted at a
+  // block's end.
   static constexpr size_t kBlockSize = size_t{32} << 10;
+  static constexpr size_t kMinBlockSize = size_t{1} << 10;
   // What allocate_aligned() aligns to: enough for pointers, std::atomic of pointers and uint64_t
   // (blocks come from operator new[], which aligns to at least this much).
   static constexpr size_t kAlignment = 8;
   static_assert(alignof(void*) <= kAlignment && alignof(uint64_t) <= kAlignment);
 
-  Arena();
+  // REQUIRES: block_size >= kMinBlockSize (smaller values are raised to it).
+  explicit Arena(size_t block_size = kBlockSize);
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena();
@@ -45,6 +48,7 @@ class Arena {
   char* allocate_fallback(size_t bytes);
   char* allocate_new_block(size_t bytes);
 
+  const size_t block_size_;
   char* alloc_ptr_ = nullptr;
   size_t alloc_bytes_remaining_ = 0;
   std::vector<std::unique_ptr<char[]>> blocks_;

@@ -75,13 +75,14 @@ class MemTableIterator final : public InternalIterator {
 }  // namespace
 
 struct MemTable::Rep {
+  explicit Rep(size_t arena_block_size) : arena(arena_block_size) {}
   Arena arena;
   EntryList list{EntryComparator(), &arena};
   std::atomic<uint64_t> num_entries{0};
   std::atomic<SequenceNumber> largest_sequence{0};
 };
 
-MemTable::MemTable() : rep_(std::make_unique<Rep>()) {}
+MemTable::MemTable(size_t arena_block_size) : rep_(std::make_unique<Rep>(arena_block_size)) {}
 
 MemTable::~MemTable() = default;
 

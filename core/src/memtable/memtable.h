@@ -16,12 +16,15 @@
 
 #include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
+#include "memtable/arena.h"
 
 namespace skv {
 
 class MemTable {
  public:
-  MemTable();
+  // `arena_block_size`: the size of the memory blocks entries are carved from (memory usage
+  // grows in steps of it), see Arena.
+  explicit MemTable(size_t arena_block_size = Arena::kBlockSize);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
   ~MemTable();

@@ -15,6 +15,7 @@
 #ifndef SKV_TREE_TREE_IMPL_H_
 #define SKV_TREE_TREE_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -98,6 +99,11 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   Status recover_wal(std::vector<uint64_t> wal_numbers);
   Status replay_segment(uint64_t number, bool last, std::shared_ptr<MemTable>* mem);
   Status new_wal_segment();
+  // Memtables grow in arena blocks of an eighth of the memtable size (4 KiB to 256 KiB), so a
+  // small memtable is not "full" after its first block.
+  size_t arena_block_size() const {
+    return std::clamp<size_t>(options_.memtable_size / 8, 4096, 256 * 1024);
+  }
   void delete_obsolete_files();  // REQUIRES: mu_ held
 
   // reads (tree_read.cpp)

@@ -162,7 +162,7 @@ Status TreeImpl::recover_wal(std::vector<uint64_t> wal_numbers) {
 Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemTable>* out) {
   const std::string name = wal_file_name(number);
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().open(name));
-  auto mem = std::make_shared<MemTable>();
+  auto mem = std::make_shared<MemTable>(arena_block_size());
   log::Reader reader(file.get(), FileKind::Wal);
   FileHeader header;
   header.file_number = number;
@@ -218,7 +218,7 @@ Status TreeImpl::new_wal_segment() {
   h.file_number = number;
   wal_ = std::make_unique<log::Writer>(std::move(file), h);
   wal_number_ = number;
-  mem_ = std::make_shared<MemTable>();
+  mem_ = std::make_shared<MemTable>(arena_block_size());
   return Status();
 }
 
