@@ -9,9 +9,9 @@
 //
 // On reading (log_reader.h has the exact rules), damage that a crash during an unsynced write can
 // leave is a torn tail: a record whose length runs past the end of the file, or a record that
-// fails its checks with only zero bytes after it. Any other failed check (a bad CRC with a good
-// record inside its claimed length or after it, an impossible length) is corruption, reported
-// with the file name and the record's offset.
+// fails its checksum while being zero from a sector boundary inside it to the end of the file. Any
+// other failed check (a bad CRC with a good record inside its claimed length or after it, an
+// impossible length) is corruption, reported with the file name and the record's offset.
 
 #ifndef SKV_WAL_LOG_FORMAT_H_
 #define SKV_WAL_LOG_FORMAT_H_
@@ -23,6 +23,8 @@ namespace skv::log {
 
 constexpr size_t kRecordHeaderSize = 8;
 constexpr uint32_t kMaxRecordSize = 1u << 30;
+// The unit storage writes atomically: a crash leaves each sector either written or not.
+constexpr uint64_t kSectorSize = 512;
 
 }  // namespace skv::log
 

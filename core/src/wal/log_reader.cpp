@@ -210,7 +210,18 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     return corruption(pos_, "record length " + std::to_string(length) + " exceeds the maximum");
   }
   if (length > remaining - kRecordHeaderSize) {
-    // Runs past the end of the file: a cut write, unless intact data follows the header.
+    // Runs past the end of the file: a cut write, unless intact data follows the header, or the
+    // bytes up to the end are a whole record under a damaged length (the checksum covers the
+    // length, so it tells).
+    const uint64_t rest = remaining - kRecordHeaderSize;
+    if (rest > 0 && rest <= kMaxRecordSize) {
+      std::string tail;
+      SKV_RETURN_IF_ERROR(read_exact(payload_offset, static_cast<size_t>(rest), &tail));
+      if (record_crc(static_cast<uint32_t>(rest), tail) == crc32c::unmask(masked_crc)) {
+        return corruption(pos_, "record length " + std::to_string(length) +
+                                    " is damaged: the record ends at the end of the file");
+      }
+    }
     SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
     if (!intact) return end_with_torn_tail();
     return corruption(pos_, "record length " + std::to_string(length) +
@@ -225,10 +236,16 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
   }
   const uint64_t record_end = payload_offset + length;
   if (record_crc(length, *record) != crc32c::unmask(masked_crc)) {
+    // Only a record whose tail never reached the disk is torn: storage writes whole sectors, so
+    // an unwritten tail is zero from a sector boundary inside the record to the end of the file.
+    // A full record with damage elsewhere (a flipped bit) is corruption, even at the end.
+    size_t last_nonzero = record->size();
+    while (last_nonzero > 0 && (*record)[last_nonzero - 1] == 0) --last_nonzero;
+    const uint64_t zero_start = payload_offset + last_nonzero;
+    const uint64_t aligned = (zero_start + kSectorSize - 1) / kSectorSize * kSectorSize;
     record->clear();
-    // Only a record whose tail never reached the disk (zero bytes, then nothing) is torn.
     SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(record_end));
-    if (zeros) {
+    if (zeros && aligned < record_end) {
       SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
       if (!intact) return end_with_torn_tail();
     }

@@ -39,10 +39,11 @@ class Reader {
   //
   // Torn tail (false): the file ends inside a record header; a record's length runs past the
   // end of the file and no intact record starts anywhere after that header (a cut write); a
-  // record's checksum fails and only zero bytes follow it; everything from the record on is
-  // zero bytes. Corruption: a zero or oversized length with non-zero bytes after it, a checksum
-  // failure with non-zero bytes after the record, or a length past the end of the file while an
-  // intact record starts inside the claimed extent (the length itself is damaged).
+  // record's checksum fails and it is zero from a 512-byte boundary inside it to the end of the
+  // file; everything from the record on is zero bytes. Corruption: a zero or oversized length with
+  // non-zero bytes after it, a checksum failure with non-zero bytes after the record, or a length
+  // past the end of the file while an intact record starts inside the claimed extent (the length
+  // itself is damaged).
   Result<bool> read_record(std::string* record, uint64_t* offset);
 
   // After read_record returned false: whether the end was a torn tail rather than a clean end.
