@@ -19,6 +19,18 @@ void TreeImpl::set_background_error(const Status& s) {
   bg_cv_.notify_all();
 }
 
+void TreeImpl::fail_flush_waiters(std::unique_lock<std::mutex>& lock, const Status& s) {
+  std::vector<Promise<Status>> waiters;
+  for (auto& imm : imms_) {
+    for (auto& w : imm.flush_waiters) waiters.push_back(std::move(w));
+    imm.flush_waiters.clear();
+  }
+  if (waiters.empty()) return;
+  lock.unlock();  // a waiter's callbacks may call back into the tree
+  for (auto& w : waiters) w.set(s);
+  lock.lock();
+}
+
 bool TreeImpl::needs_compaction() const { return skv::needs_compaction(*versions_); }
 
 void TreeImpl::maybe_schedule_work() {
@@ -74,15 +86,7 @@ void TreeImpl::flush_task() {
       s = versions_->log_and_apply(&edit);
     }
     if (!s.is_ok()) {
-      s = s.with_context("flush");
-      set_background_error(s);
-      for (auto& imm : imms_) {
-        for (auto& w : imm.flush_waiters) waiters.push_back(w);
-        imm.flush_waiters.clear();
-      }
-      lock.unlock();
-      for (auto& w : waiters) w.set(s);
-      lock.lock();
+      set_background_error(s.with_context("flush"));
       break;
     }
     waiters = std::move(imms_.front().flush_waiters);
@@ -95,6 +99,8 @@ void TreeImpl::flush_task() {
     for (auto& w : waiters) w.set(Status());
     lock.lock();
   }
+  // Stopped by an error (this flush's or an earlier job's): nobody would complete the waiters.
+  if (!bg_error_.is_ok()) fail_flush_waiters(lock, bg_error_);
   flush_scheduled_ = false;
   maybe_schedule_work();
   bg_cv_.notify_all();
@@ -125,6 +131,7 @@ void TreeImpl::compaction_task() {
       delete_obsolete_files();
     } else {
       set_background_error(s.with_context("compaction"));
+      fail_flush_waiters(lock, bg_error_);
     }
   }
   compaction_scheduled_ = false;
@@ -168,6 +175,7 @@ Status TreeImpl::compact_all() {
       delete_obsolete_files();
     } else {
       set_background_error(s.with_context("compaction"));
+      fail_flush_waiters(lock, bg_error_);
     }
   }
   manual_compaction_ = false;

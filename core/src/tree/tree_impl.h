@@ -99,6 +99,9 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   Status recover_wal(std::vector<uint64_t> wal_numbers);
   Status replay_segment(uint64_t number, bool last, std::shared_ptr<MemTable>* mem);
   Status new_wal_segment();
+  // Completes every flush waiter with `s` (called once background work stops on an error).
+  // REQUIRES: lock holds mu_; it is released while the waiters run.
+  void fail_flush_waiters(std::unique_lock<std::mutex>& lock, const Status& s);
   // Memtables grow in arena blocks of an eighth of the memtable size (4 KiB to 256 KiB), so a
   // small memtable is not "full" after its first block.
   size_t arena_block_size() const {

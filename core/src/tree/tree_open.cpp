@@ -201,8 +201,11 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
           std::to_string(reader.valid_end()) + " in a WAL segment that is not the newest");
     }
     SKV_RETURN_IF_ERROR(file->truncate(reader.valid_end()));
-    SKV_RETURN_IF_ERROR(file->sync());
   }
+  // What was replayed becomes durable before anything new depends on it: the bytes may never
+  // have been synced (a close whose sync failed, a killed process), and the cut of a torn tail
+  // must hold, or a later crash could bring back a tail in a segment that is no longer the newest.
+  SKV_RETURN_IF_ERROR(file->sync());
   (void)file->close();
   *out = std::move(mem);
   return Status();
@@ -303,10 +306,7 @@ Status TreeImpl::close() {
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
     wait_for_background(lock);
-    for (auto& imm : imms_) {
-      for (auto& w : imm.flush_waiters) w.set(Status::closed("tree closed before the flush"));
-      imm.flush_waiters.clear();
-    }
+    fail_flush_waiters(lock, Status::closed("tree closed before the flush"));
   }
   wal_.reset();
   {
