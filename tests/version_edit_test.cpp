@@ -8,6 +8,7 @@
 #include "format/internal_key.h"
 #include "util/coding.h"
 #include "version/version_edit.h"
+#include "wal/wal_files.h"
 
 using namespace skv;
 
@@ -228,4 +229,30 @@ TEST_CASE("specific malformed edits are corruption", "[version_edit]") {
   Status st = decode(s);
   REQUIRE(st.is_corruption());
   REQUIRE(st.message().find("MANIFEST-000002") != std::string::npos);
+}
+
+TEST_CASE("file numbers at the top of the number space are corruption", "[version_edit]") {
+  // Found by manifest_fuzz: a next file number of 2^64 - 1 made the next number wrap to 0, so
+  // the engine would have handed out numbers of files that exist.
+  for (uint64_t n : {kMaxFileNumber, kMaxFileNumber + 1, UINT64_MAX}) {
+    INFO("number " << n);
+    VersionEdit e;
+    e.set_next_file_number(n + 1 == 0 ? n : n + 1);
+    std::string enc;
+    e.encode_to(&enc);
+    VersionEdit d;
+    CHECK(d.decode_from(enc, "MANIFEST-000001", 0).is_corruption());
+    VersionEdit l;
+    l.set_log_number(n);
+    enc.clear();
+    l.encode_to(&enc);
+    CHECK(d.decode_from(enc, "MANIFEST-000001", 0).is_corruption());
+  }
+  VersionEdit ok;
+  ok.set_next_file_number(kMaxFileNumber);
+  ok.set_log_number(kMaxFileNumber - 1);
+  std::string enc;
+  ok.encode_to(&enc);
+  VersionEdit d;
+  CHECK(d.decode_from(enc, "MANIFEST-000001", 0).is_ok());
 }

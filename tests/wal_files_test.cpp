@@ -27,7 +27,7 @@ TEST_CASE("file names are zero padded and parse back", "[wal_files]") {
       {"MANIFEST-000009", FileType::Manifest, 9},
       {"CURRENT", FileType::Current, 0},
       {"000077.tmp", FileType::Temp, 77},
-      {"18446744073709551615.wal", FileType::Wal, UINT64_MAX},
+      {"72057594037927935.wal", FileType::Wal, kMaxFileNumber - 1},
   };
   for (const Case& c : cases) {
     INFO(c.name);
@@ -37,7 +37,8 @@ TEST_CASE("file names are zero padded and parse back", "[wal_files]") {
     CHECK(t == c.type);
     CHECK(n == c.number);
   }
-  for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{999999}, uint64_t{1000000}, UINT64_MAX}) {
+  for (uint64_t n :
+       {uint64_t{0}, uint64_t{1}, uint64_t{999999}, uint64_t{1000000}, kMaxFileNumber - 1}) {
     FileType t;
     uint64_t got = 0;
     REQUIRE(parse_file_name(wal_file_name(n), &t, &got));
@@ -64,6 +65,8 @@ TEST_CASE("non-canonical and foreign names are unknown", "[wal_files]") {
                        "LOCK",
                        "000123",
                        "18446744073709551616.wal",  // overflows 64 bits
+                       "18446744073709551615.wal",  // at or past kMaxFileNumber
+                       "72057594037927936.wal",
                        "000123.log"};
   for (const char* name : bad) {
     INFO(name);

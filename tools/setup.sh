@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
           libzstd-dev libsodium-dev catch2 clang-format
-          emscripten nodejs dpkg-dev xz-utils)
+          emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -2,7 +2,8 @@
 # Runs every test suite skv has, the way CI does:
 #   1. native: configure and build ./build (RelWithDebInfo), then ctest (unit, integration,
 #      heavy, CLI and smoke suites) on both cores;
-#   2. the installed CMake package and add_subdirectory, from a consumer project;
+#   2. the installed CMake package and add_subdirectory, from a consumer project, then a short
+#      libFuzzer run of the decoders (clang-14, ASan/UBSan, ./build-fuzz);
 #   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
 #      built from Debian's source packages, cached), then the unit tests and the smoke program
 #      under node.
@@ -40,6 +41,8 @@ if [[ $MODE != --wasm ]]; then
   ctest --test-dir build -j"$JOBS" --output-on-failure --timeout 1200 ${CTEST_ARGS:-}
   stage "CMake consumers (find_package, add_subdirectory)"
   JOBS=$JOBS tools/check-consumer.sh build
+  stage "fuzzing (libFuzzer, short run; tools/fuzz.sh --seconds N for longer)"
+  JOBS=$JOBS tools/fuzz.sh --seconds "${SKV_FUZZ_SECONDS:-15}"
 fi
 
 if [[ $MODE != --native ]]; then

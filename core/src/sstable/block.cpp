@@ -51,6 +51,36 @@ Result<std::shared_ptr<const Block>> Block::create(BlockContents contents, std::
     if (!ok) return block_corruption(file, "bad restart array in block", offset);
     prev = r;
   }
+  // One pass over the entries, so iterators can trust the layout: every restart point is the
+  // start of an entry with no shared prefix, entries tile [0, restarts_offset) exactly, and no
+  // entry shares more than the previous key had. (A restart inside an entry would let a seek
+  // decode bytes the forward walk never yields.)
+  {
+    const char* limit = d + restarts_offset;
+    const char* p = d;
+    uint32_t next_restart = 0;  // index into the restart array
+    uint64_t prev_key_len = 0;
+    while (p < limit) {
+      const uint32_t at = static_cast<uint32_t>(p - d);
+      const bool is_restart =
+          next_restart < n && decode_fixed32(d + restarts_offset + size_t{next_restart} * 4) == at;
+      if (next_restart < n && !is_restart &&
+          decode_fixed32(d + restarts_offset + size_t{next_restart} * 4) < at) {
+        return block_corruption(file, "restart point inside an entry in block", offset);
+      }
+      uint32_t shared = 0, non_shared = 0, value_len = 0;
+      const char* q = decode_entry(p, limit, &shared, &non_shared, &value_len);
+      if (q == nullptr || shared > prev_key_len || (is_restart && shared != 0)) {
+        return block_corruption(file, "bad entry in block", offset);
+      }
+      if (is_restart) ++next_restart;
+      prev_key_len = uint64_t{shared} + non_shared;
+      p = q + non_shared + value_len;
+    }
+    if (next_restart != n && !(restarts_offset == 0 && n == 1)) {
+      return block_corruption(file, "restart point past the last entry in block", offset);
+    }
+  }
   std::shared_ptr<Block> b(new Block());
   b->contents_ = std::move(contents);
   b->restarts_offset_ = restarts_offset;

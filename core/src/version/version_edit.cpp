@@ -2,7 +2,7 @@
 //
 //   edit            := field*
 //   field           := tag:varint32 body
-//   tag 1 log_number        body := number:varint64
+//   tag 1 log_number        body := number:varint64           (file numbers < 2^56)
 //   tag 2 next_file_number  body := number:varint64
 //   tag 3 last_sequence     body := sequence:varint64             (<= 2^56 - 1)
 //   tag 4 compact_pointer   body := level:varint32 key:bytes       (key: an internal key)
@@ -19,6 +19,8 @@
 // corruption.
 
 #include "version/version_edit.h"
+
+#include "wal/wal_files.h"
 
 #include <cstdio>
 
@@ -134,14 +136,14 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
     uint64_t v = 0;
     switch (tag) {
       case kLogNumber:
-        if (log_number_ || !get_varint64(&in, &v)) {
+        if (log_number_ || !get_varint64(&in, &v) || v >= kMaxFileNumber) {
           what = "bad or repeated log number";
         } else {
           log_number_ = v;
         }
         break;
       case kNextFileNumber:
-        if (next_file_number_ || !get_varint64(&in, &v)) {
+        if (next_file_number_ || !get_varint64(&in, &v) || v > kMaxFileNumber) {
           what = "bad or repeated next file number";
         } else {
           next_file_number_ = v;
@@ -166,7 +168,8 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
       }
       case kDeletedFile: {
         DeletedFile d;
-        if (!get_level(&in, &d.level) || !get_varint64(&in, &d.number) || d.number == 0) {
+        if (!get_level(&in, &d.level) || !get_varint64(&in, &d.number) || d.number == 0 ||
+            d.number >= kMaxFileNumber) {
           what = "bad deleted file";
         } else {
           deleted_files_.push_back(d);
@@ -175,7 +178,7 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
       }
       case kNewFile: {
         NewFile nf;
-        if (!get_new_file(&in, &nf)) {
+        if (!get_new_file(&in, &nf) || nf.meta.number >= kMaxFileNumber) {
           what = "bad new file";
         } else {
           new_files_.push_back(std::move(nf));

@@ -26,6 +26,7 @@ bool parse_number(std::string_view digits, uint64_t* number) {
     v = v * 10 + d;
   }
   if (padded_number(v) != digits) return false;  // not the canonical spelling
+  if (v >= kMaxFileNumber) return false;
   *number = v;
   return true;
 }

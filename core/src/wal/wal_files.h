@@ -38,6 +38,10 @@ std::string current_file_name();
 // accepted (the padding those functions produce, no sign, no extra zeros), so one number never
 // has two names of the same type. On success sets *type and *number (0 for CURRENT) and returns
 // true; otherwise sets *type to Unknown and returns false.
+// File numbers stay below this bound (2^56), so that incrementing the next number can never wrap
+// around to numbers of existing files. A name or a manifest field beyond it is not ours / corrupt.
+constexpr uint64_t kMaxFileNumber = uint64_t{1} << 56;
+
 bool parse_file_name(std::string_view name, FileType* type, uint64_t* number);
 
 }  // namespace skv
