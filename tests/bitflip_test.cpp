@@ -42,13 +42,6 @@ constexpr uint64_t kSeed = 0xb17f11b5;
 // --- The commit history. Commit i writes commit/<i>, sets "last" to i and sets or deletes one of
 // twenty "b/" keys, all derived from i, so the contents after commits 0..n-1 are model_after(n).
 
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 std::string commit_key(uint64_t id) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "commit/%06" PRIu64, id);
@@ -56,7 +49,7 @@ std::string commit_key(uint64_t id) {
 }
 
 std::string commit_value(uint64_t id) {
-  const uint64_t h = mix(id);
+  const uint64_t h = mix64(id);
   std::string v = "value-" + std::to_string(id) + "-";
   for (size_t i = 0, n = 10 + h % 140; i < n; ++i) {
     v.push_back(static_cast<char>('a' + (i * 7 + id) % 26));
@@ -64,8 +57,8 @@ std::string commit_value(uint64_t id) {
   return v;
 }
 
-std::string bucket_key(uint64_t id) { return "b/" + std::to_string((mix(id) >> 16) % 20); }
-bool bucket_deletes(uint64_t id) { return ((mix(id) >> 32) % 5) == 0; }
+std::string bucket_key(uint64_t id) { return "b/" + std::to_string((mix64(id) >> 16) % 20); }
+bool bucket_deletes(uint64_t id) { return ((mix64(id) >> 32) % 5) == 0; }
 
 Status write_commit(Transaction& tx, uint64_t id) {
   SKV_RETURN_IF_ERROR(tx.set(commit_key(id), commit_value(id)));

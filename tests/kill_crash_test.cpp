@@ -59,13 +59,6 @@ constexpr const char* kChildTestName = "kill crash child writer";
 
 // --- The commit history, a function of the commit id. --------------------------------------
 
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 std::string commit_key(uint64_t id) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "commit/%08" PRIu64, id);
@@ -73,7 +66,7 @@ std::string commit_key(uint64_t id) {
 }
 
 std::string commit_value(uint64_t id) {
-  const uint64_t h = mix(id);
+  const uint64_t h = mix64(id);
   std::string v = "v" + std::to_string(id) + ":";
   // Mostly small values, one in ten of a few KiB so memtables fill in tens of commits.
   const size_t n = (h >> 40) % 10 == 0 ? 2000 + h % 4000 : h % 300;
@@ -84,10 +77,10 @@ std::string commit_value(uint64_t id) {
 // The "b/" key commit `id` touches, and whether it deletes it (else it sets it to the id).
 std::string bucket_key(uint64_t id) {
   char buf[16];
-  std::snprintf(buf, sizeof(buf), "b/%02u", static_cast<unsigned>((mix(id) >> 16) % 40));
+  std::snprintf(buf, sizeof(buf), "b/%02u", static_cast<unsigned>((mix64(id) >> 16) % 40));
   return buf;
 }
-bool bucket_deletes(uint64_t id) { return ((mix(id) >> 32) & 7) == 0; }
+bool bucket_deletes(uint64_t id) { return ((mix64(id) >> 32) & 7) == 0; }
 
 Status write_commit(Transaction& tx, uint64_t id) {
   SKV_RETURN_IF_ERROR(tx.set(commit_key(id), commit_value(id)));

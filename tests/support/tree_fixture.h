@@ -77,15 +77,22 @@ inline std::optional<std::string> get_or_fail(const Transaction& tx, std::string
   return *r;
 }
 
+// The splitmix64 step: a well-mixed 64-bit hash of x (also used to derive data from ids).
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // splitmix64, so failures replay from the seed printed with them.
 class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
   uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    const uint64_t r = mix64(state_);
+    state_ += 0x9e3779b97f4a7c15ull;
+    return r;
   }
   uint64_t uniform(uint64_t n) { return next() % n; }
   bool one_in(uint64_t n) { return uniform(n) == 0; }
