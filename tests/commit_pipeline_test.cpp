@@ -244,3 +244,56 @@ TEST_CASE("visibility follows sequence order under concurrent commits", "[pipeli
   CHECK(tree.stats().commits == kWriters * kCommits);
   require_ok(tree.close());
 }
+
+TEST_CASE("deferred commits of one turn share one WAL write and one sync", "[pipeline]") {
+  auto p = std::make_shared<MemoryPlatform>();
+  Tree tree = open_or_fail(TreeBuilder().with_path("db").with_platform(p).with_commit_pipeline(
+      CommitPipeline::Deferred));
+  p->queue_executor()->run_all();
+  const TreeStats before = tree.stats();
+  // One "turn": several commits, nothing written yet.
+  std::vector<CommitFuture> futures;
+  for (int i = 0; i < 6; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("t" + std::to_string(i), "v"));
+    tx.set_durability(i == 2 ? Durability::Immediate : Durability::Eventual);
+    futures.push_back(tx.commit());
+  }
+  // A conflicting commit in the same turn is refused at once (the others are in flight).
+  {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("t3", "late"));
+    CHECK(tx.commit().wait().code() == Code::Conflict);
+  }
+  for (const CommitFuture& f : futures) CHECK_FALSE(f.ready());
+  CHECK(tree.stats().commits == before.commits);
+  {
+    Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+    CHECK_FALSE(get_or_fail(r, "t0").has_value());
+  }
+  // The host's end of turn: run the executor.
+  p->queue_executor()->run_all();
+  for (const CommitFuture& f : futures) {
+    REQUIRE(f.ready());
+    require_ok(f.wait());
+  }
+  const TreeStats after = tree.stats();
+  CHECK(after.commits - before.commits == 6);
+  CHECK(after.commit_groups - before.commit_groups == 1);
+  CHECK(after.wal_syncs - before.wal_syncs == 1);
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  for (int i = 0; i < 6; ++i) CHECK(get_or_fail(r, "t" + std::to_string(i)) == "v");
+
+  // Commits still queued when the tree closes are written by close().
+  Transaction last = begin_or_fail(tree);
+  require_ok(last.set("queued", "at close"));
+  last.set_durability(Durability::Immediate);
+  CommitFuture pending = last.commit();
+  CHECK_FALSE(pending.ready());
+  require_ok(tree.close());
+  REQUIRE(pending.ready());
+  require_ok(pending.wait());
+  Tree again = open_or_fail(TreeBuilder().with_path("db").with_platform(p));
+  Transaction r2 = begin_or_fail(again, Mode::ReadOnly);
+  CHECK(get_or_fail(r2, "queued") == "at close");
+}

@@ -38,6 +38,16 @@ enum class Mode : uint8_t {
   WriteOnly = 2,  // blind writes only; reads fail with Code::InvalidArgument; no conflict checks
 };
 
+// Who writes the write-ahead log for a commit (Options::commit_pipeline).
+enum class CommitPipeline : uint8_t {
+  // The committing thread leads: it writes its commit and every commit queued behind it at once.
+  Inline = 0,
+  // commit() validates and queues only; the WAL write of everything queued runs as a task on the
+  // platform's Executor. A single-threaded host that runs its executor once per turn of its
+  // event loop (the browser worker) gets one WAL write, and at most one sync, per turn.
+  Deferred = 1,
+};
+
 // Limits on single entries. Larger ones are refused with Code::InvalidArgument.
 constexpr size_t kMaxKeySize = 64 * 1024 - 1;
 constexpr size_t kMaxValueSize = 64 * 1024 * 1024;
@@ -83,6 +93,9 @@ struct Options {
 
   // Durability of a commit whose transaction did not choose one.
   Durability default_durability = Durability::Eventual;
+  // With Deferred, a commit's future completes only once the executor has run: on a
+  // non-concurrent executor, poll ready() between run_pending() calls instead of wait().
+  CommitPipeline commit_pipeline = CommitPipeline::Inline;
 };
 
 }  // namespace skv

@@ -102,6 +102,7 @@ class TreeBuilder {
   TreeBuilder& with_target_file_size(uint64_t bytes);
   TreeBuilder& with_l0_compaction_trigger(int files);
   TreeBuilder& with_default_durability(Durability durability);
+  TreeBuilder& with_commit_pipeline(CommitPipeline pipeline);
   TreeBuilder& with_options(Options options);
 
   const Options& options() const { return options_; }

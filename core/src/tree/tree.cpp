@@ -83,6 +83,11 @@ TreeBuilder& TreeBuilder::with_default_durability(Durability durability) {
   options_.default_durability = durability;
   return *this;
 }
+
+TreeBuilder& TreeBuilder::with_commit_pipeline(CommitPipeline pipeline) {
+  options_.commit_pipeline = pipeline;
+  return *this;
+}
 TreeBuilder& TreeBuilder::with_options(Options options) {
   options_ = std::move(options);
   return *this;

@@ -120,8 +120,20 @@ CommitFuture TreeImpl::commit(const TransactionImpl& txn) {
     if (!leader_active_) lead = leader_active_ = true;
   }
   CommitFuture f = req->promise.future();
-  if (lead) run_leader();
+  if (lead) start_leader();
   return f;
+}
+
+void TreeImpl::start_leader() {
+  if (options_.commit_pipeline == CommitPipeline::Inline) {
+    run_leader();
+    return;
+  }
+  // Deferred: everything queued until the executor runs this task shares one WAL write.
+  std::weak_ptr<TreeImpl> weak = weak_from_this();
+  platform_->executor().schedule([weak] {
+    if (std::shared_ptr<TreeImpl> t = weak.lock()) t->run_leader();
+  });
 }
 
 Future<Status> TreeImpl::flush() {
@@ -136,7 +148,7 @@ Future<Status> TreeImpl::flush() {
     queue_.push_back(req);
     if (!leader_active_) lead = leader_active_ = true;
   }
-  if (lead) run_leader();
+  if (lead) start_leader();
   if (!platform_->executor().concurrent()) {
     while (!f.ready() && platform_->executor().run_pending(64) > 0) {
     }
@@ -145,6 +157,12 @@ Future<Status> TreeImpl::flush() {
 }
 
 void TreeImpl::run_leader() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    // One leader at a time: a deferred leader task and close() may both get here.
+    if (leader_running_ || !leader_active_) return;
+    leader_running_ = true;
+  }
   while (true) {
     std::vector<std::shared_ptr<CommitRequest>> group;
     {
@@ -159,6 +177,7 @@ void TreeImpl::run_leader() {
       }
       if (group.empty()) {
         leader_active_ = false;
+        leader_running_ = false;
         queue_cv_.notify_all();
         return;
       }

@@ -115,6 +115,8 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
 
   // commit pipeline (tree_commit.cpp)
   Status validate(const TransactionImpl& txn, const ReadView& view);
+  // Runs the leader now (CommitPipeline::Inline) or schedules it on the executor (Deferred).
+  void start_leader();
   void run_leader();
   Status write_group(std::vector<std::shared_ptr<CommitRequest>>& group);
   Status make_room_for_write(bool force);
@@ -150,7 +152,8 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::shared_ptr<CommitRequest>> queue_;
-  bool leader_active_ = false;
+  bool leader_active_ = false;   // a leader runs or is scheduled; commits just queue
+  bool leader_running_ = false;  // run_leader() is draining the queue on some thread
   bool queue_closed_ = false;
 
   // Owned by the leader (the thread running run_leader), or by open/close when none runs.

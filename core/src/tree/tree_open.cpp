@@ -291,9 +291,14 @@ Status TreeImpl::close() {
   if (closed_.exchange(true)) return Status();
   if (!storage_) return Status();
   {
-    // Stop taking commits and wait for the leader to drain the queue.
+    // Stop taking commits and wait for the leader to drain the queue. A deferred leader may
+    // still be only scheduled: run it here (it returns at once if it already runs elsewhere).
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      queue_closed_ = true;
+    }
+    run_leader();
     std::unique_lock<std::mutex> lock(queue_mu_);
-    queue_closed_ = true;
     queue_cv_.wait(lock, [&] { return !leader_active_ && queue_.empty(); });
   }
   Status s;
