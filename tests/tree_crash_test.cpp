@@ -215,3 +215,35 @@ TEST_CASE("a missing or truncated table is an error naming it", "[tree][crash][e
   CHECK(g.status().code() == Code::Corruption);
   CHECK(g.status().message().find(sst) != std::string::npos);
 }
+
+TEST_CASE("manifests CURRENT does not name are removed at open", "[tree][crash]") {
+  auto p = std::make_shared<MemoryPlatform>();
+  {
+    Tree tree = open_or_fail(small_tree(p));
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("k", "v"));
+    require_ok(tx.commit().wait());
+    require_ok(tree.close());
+  }
+  {
+    // What a crash between writing a new manifest and updating CURRENT leaves behind.
+    Result<std::unique_ptr<Storage>> storage = p->open_storage("db", false);
+    REQUIRE(storage.ok());
+    Result<std::unique_ptr<LogFile>> f = (*storage)->logs().create("MANIFEST-000999");
+    REQUIRE(f.ok());
+    require_ok((*f)->append("not a manifest anyone names"));
+    require_ok((*f)->sync());
+    require_ok((*storage)->sync_dir());
+  }
+  Tree tree = open_or_fail(small_tree(p));
+  Result<std::vector<MemoryFileInfo>> files = p->list_files("db");
+  REQUIRE(files.ok());
+  int manifests = 0;
+  for (const MemoryFileInfo& f : *files) {
+    CHECK(f.name != "MANIFEST-000999");
+    if (f.name.rfind("MANIFEST-", 0) == 0) ++manifests;
+  }
+  CHECK(manifests == 1);
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "k") == "v");
+}

@@ -245,10 +245,13 @@ void TreeImpl::delete_obsolete_files() {
   for (const auto& name : *logs) {
     FileType type;
     uint64_t number = 0;
-    if (parse_file_name(name, &type, &number) && type == FileType::Wal &&
-        number < versions_->log_number()) {
-      (void)storage_->logs().remove(name);
-    }
+    if (!parse_file_name(name, &type, &number)) continue;
+    // Old WAL segments, and manifests CURRENT does not name (replaced ones, or a new one whose
+    // CURRENT update failed). Rollovers happen under mu_, like this call.
+    const bool old_wal = type == FileType::Wal && number < versions_->log_number();
+    const bool stray_manifest =
+        type == FileType::Manifest && number != versions_->manifest_file_number();
+    if (old_wal || stray_manifest) (void)storage_->logs().remove(name);
   }
 }
 
