@@ -60,13 +60,7 @@ void TreeImpl::flush_task() {
   while (!imms_.empty() && !closing_ && bg_error_.is_ok()) {
     std::shared_ptr<MemTable> mem = imms_.front().mem;
     std::shared_ptr<const Version> base = versions_->current();
-    JobContext ctx;
-    ctx.storage = storage_.get();
-    ctx.options = &options_;
-    ctx.table_cache = table_cache_.get();
-    VersionSet* vs = versions_.get();
-    ctx.new_file_number = [vs] { return vs->new_file_number(); };
-    ctx.snapshots = snapshots_.list();
+    JobContext ctx = job_context();
     lock.unlock();
 
     FileMetaData meta;
@@ -106,33 +100,43 @@ void TreeImpl::flush_task() {
   bg_cv_.notify_all();
 }
 
+JobContext TreeImpl::job_context() {
+  JobContext ctx;
+  ctx.storage = storage_.get();
+  ctx.options = &options_;
+  ctx.table_cache = table_cache_.get();
+  VersionSet* vs = versions_.get();
+  ctx.new_file_number = [vs] { return vs->new_file_number(); };
+  ctx.snapshots = snapshots_.list();
+  return ctx;
+}
+
+Status TreeImpl::compact(const Compaction& c, std::unique_lock<std::mutex>& lock) {
+  JobContext ctx = job_context();
+  lock.unlock();
+  VersionEdit edit;
+  Status s = run_compaction(c, ctx, &edit);
+  lock.lock();
+  if (s.is_ok()) s = versions_->log_and_apply(&edit);
+  if (!s.is_ok()) {
+    set_background_error(s.with_context("compaction"));
+    fail_flush_waiters(lock, bg_error_);
+    return bg_error_;
+  }
+  for (const auto& f : c.inputs) obsolete_tables_.insert(f->number);
+  for (const auto& f : c.output_inputs) obsolete_tables_.insert(f->number);
+  ++compactions_;
+  install_view();
+  delete_obsolete_files();
+  return Status();
+}
+
 void TreeImpl::compaction_task() {
   std::unique_lock<std::mutex> lock(mu_);
   std::unique_ptr<Compaction> c;
   if (!closing_ && bg_error_.is_ok() && !manual_compaction_) c = pick_compaction(*versions_);
   if (c) {
-    JobContext ctx;
-    ctx.storage = storage_.get();
-    ctx.options = &options_;
-    ctx.table_cache = table_cache_.get();
-    VersionSet* vs = versions_.get();
-    ctx.new_file_number = [vs] { return vs->new_file_number(); };
-    ctx.snapshots = snapshots_.list();
-    lock.unlock();
-    VersionEdit edit;
-    Status s = run_compaction(*c, ctx, &edit);
-    lock.lock();
-    if (s.is_ok()) s = versions_->log_and_apply(&edit);
-    if (s.is_ok()) {
-      for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
-      for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
-      ++compactions_;
-      install_view();
-      delete_obsolete_files();
-    } else {
-      set_background_error(s.with_context("compaction"));
-      fail_flush_waiters(lock, bg_error_);
-    }
+    (void)compact(*c, lock);
   }
   compaction_scheduled_ = false;
   maybe_schedule_work();
@@ -155,28 +159,7 @@ Status TreeImpl::compact_all() {
     std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
     if (!c) break;
     level = c->level + 1;  // the next step starts below this one (see pick_manual_all)
-    JobContext ctx;
-    ctx.storage = storage_.get();
-    ctx.options = &options_;
-    ctx.table_cache = table_cache_.get();
-    VersionSet* vs = versions_.get();
-    ctx.new_file_number = [vs] { return vs->new_file_number(); };
-    ctx.snapshots = snapshots_.list();
-    lock.unlock();
-    VersionEdit edit;
-    s = run_compaction(*c, ctx, &edit);
-    lock.lock();
-    if (s.is_ok()) s = versions_->log_and_apply(&edit);
-    if (s.is_ok()) {
-      for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
-      for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
-      ++compactions_;
-      install_view();
-      delete_obsolete_files();
-    } else {
-      set_background_error(s.with_context("compaction"));
-      fail_flush_waiters(lock, bg_error_);
-    }
+    s = compact(*c, lock);
   }
   manual_compaction_ = false;
   maybe_schedule_work();

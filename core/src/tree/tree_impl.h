@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "cache/block_cache.h"
+#include "compaction/compaction_job.h"
+#include "compaction/compaction_picker.h"
 #include "format/internal_key.h"
 #include "iterator/user_iterator.h"
 #include "memtable/memtable.h"
@@ -117,6 +119,11 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   Status validate(const TransactionImpl& txn, const ReadView& view);
   // Runs the leader now (CommitPipeline::Inline) or schedules it on the executor (Deferred).
   void start_leader();
+  // The context of a flush or compaction job. REQUIRES: mu_ held.
+  JobContext job_context();
+  // Runs `c` without mu_ and records its result; on failure sets the sticky background error
+  // and returns it. REQUIRES: lock holds mu_ (released while the job runs).
+  Status compact(const Compaction& c, std::unique_lock<std::mutex>& lock);
   void run_leader();
   Status write_group(std::vector<std::shared_ptr<CommitRequest>>& group);
   Status make_room_for_write(bool force);
