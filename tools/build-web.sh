@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the browser package (`npm run build`): configures ./build-wasm with Debian's Emscripten
+# (zstd and libsodium for wasm32 come from tools/build-wasm-deps.sh, cached in the build folder),
+# builds the skv_web target and leaves skv-core.mjs + skv-core.wasm in web/dist/, next to the
+# package's JavaScript (web/src). `npm pack` then makes the tarball.
+#
+#   tools/build-web.sh            build (BUILD_DIR overrides ./build-wasm, JOBS the parallelism)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD_DIR=${BUILD_DIR:-build-wasm}
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}   # Debian emcc's optimizer needs it
+command -v emcmake >/dev/null || { echo "build-web: emcmake not found (run tools/setup.sh)" >&2; exit 1; }
+LAUNCH=()
+if command -v ccache >/dev/null; then
+  export CCACHE_DIR=${CCACHE_DIR:-$ROOT/$BUILD_DIR/.ccache}
+  LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+emcmake cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCH[@]}" >/dev/null
+cmake --build "$BUILD_DIR" --target skv_web -j"${JOBS:-2}"
+ls -l web/dist/skv-core.mjs web/dist/skv-core.wasm

@@ -1,0 +1,473 @@
+#include "web/native/web_db.h"
+
+#include <emscripten/bind.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "platform/opfs/slot_pool.h"
+#include "web/native/js_slot_handles.h"
+
+namespace skv::web {
+
+namespace {
+
+using emscripten::val;
+
+// Options the browser build starts from: smaller memtables and files than natively, so a flush
+// or a compaction step stays short enough not to hold the worker for long.
+Options browser_defaults() {
+  Options o;
+  o.memtable_size = 4 << 20;
+  o.target_file_size = 4 << 20;
+  o.level_base_bytes = 16 << 20;
+  o.block_size = 16 << 10;
+  o.block_cache_capacity = 16 << 20;
+  o.default_durability = Durability::Immediate;
+  o.commit_pipeline = CommitPipeline::Deferred;
+  return o;
+}
+
+bool has(const val& obj, const char* field) {
+  return !obj.isUndefined() && !obj.isNull() && !obj[field].isUndefined() && !obj[field].isNull();
+}
+
+template <typename T>
+void read_number(const val& obj, const char* field, T* out) {
+  if (has(obj, field)) *out = static_cast<T>(obj[field].as<double>());
+}
+
+Status read_options(const val& js, Options* o, OpfsOptions* pool) {
+  read_number(js, "memtableSize", &o->memtable_size);
+  read_number(js, "maxImmutableMemtables", &o->max_immutable_memtables);
+  read_number(js, "blockSize", &o->block_size);
+  read_number(js, "blockCacheSize", &o->block_cache_capacity);
+  read_number(js, "bloomBitsPerKey", &o->bloom_bits_per_key);
+  read_number(js, "levelBaseBytes", &o->level_base_bytes);
+  read_number(js, "targetFileSize", &o->target_file_size);
+  read_number(js, "l0CompactionTrigger", &o->l0_compaction_trigger);
+  read_number(js, "reserveSlots", &pool->reserve_slots);
+  read_number(js, "writeBufferBytes", &pool->write_buffer_bytes);
+  if (has(js, "createIfMissing")) o->create_if_missing = js["createIfMissing"].as<bool>();
+  if (has(js, "openWithDamagedSlots")) {
+    pool->open_with_damaged_slots = js["openWithDamagedSlots"].as<bool>();
+  }
+  if (has(js, "durability")) {
+    const std::string d = js["durability"].as<std::string>();
+    if (d == "immediate") {
+      o->default_durability = Durability::Immediate;
+    } else if (d == "eventual") {
+      o->default_durability = Durability::Eventual;
+    } else {
+      return Status::invalid_argument("durability must be 'immediate' or 'eventual', not '" + d +
+                                      "'");
+    }
+  }
+  if (has(js, "compression")) {
+    const std::string c = js["compression"].as<std::string>();
+    if (c == "zstd") {
+      o->compression = Compression::Zstd;
+    } else if (c == "none") {
+      o->compression = Compression::None;
+    } else {
+      return Status::invalid_argument("compression must be 'zstd' or 'none', not '" + c + "'");
+    }
+  }
+  return Status();
+}
+
+val bytes_to_js(std::string_view bytes) {
+  // typed_memory_view aliases the wasm heap; the Uint8Array constructor copies it out before
+  // anything can grow (and detach) the heap.
+  return val::global("Uint8Array")
+      .new_(emscripten::typed_memory_view(bytes.size(),
+                                          reinterpret_cast<const uint8_t*>(bytes.data())));
+}
+
+void put_u32(std::string* out, uint32_t v) {
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out->append(b, 4);
+}
+
+void set_u32(std::string* out, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) (*out)[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+constexpr uint32_t kNoValue = 0xFFFFFFFFu;
+
+}  // namespace
+
+WebDb::~WebDb() { (void)close(); }
+
+int WebDb::fail(const Status& s) {
+  error_ = s;
+  return static_cast<int>(s.code());
+}
+
+int WebDb::open(const std::string& name, int table, val options) {
+  if (tree_) return fail(Status::invalid_argument("opfs:" + name + ": this handle is open"));
+  Options o = browser_defaults();
+  OpfsOptions pool;
+  pool.reserve_slots = 24;
+  if (Status s = read_options(options, &o, &pool); !s.is_ok()) return fail(s);
+  name_ = name;
+  auto handles = std::make_shared<JsSlotHandles>(table);
+  platform_ = std::make_shared<OpfsPlatform>(
+      [handles](const std::string& db, bool create) -> Result<std::shared_ptr<SlotHandles>> {
+        // The wrapper creates a new database's first slots only when asked to create it, so an
+        // empty table means the database does not exist.
+        if (!create && handles->slot_count() == 0) {
+          return Status::not_found("opfs:" + db + ": no such database");
+        }
+        return std::shared_ptr<SlotHandles>(handles);
+      },
+      pool);
+  o.path = name;
+  o.platform = platform_;
+  Result<Tree> tree = TreeBuilder().with_options(o).build();
+  if (!tree.ok()) {
+    platform_.reset();
+    return fail(tree.status());
+  }
+  tree_.emplace(std::move(tree).value());
+  return 0;
+}
+
+int WebDb::close() {
+  cursors_.clear();
+  txns_.clear();
+  if (!tree_) return 0;
+  Status s = tree_->close();
+  tree_.reset();
+  // Commits the close completed (or failed) are still reported by take_done().
+  if (!s.is_ok()) return fail(s);
+  return 0;
+}
+
+Transaction* WebDb::txn(int id) {
+  auto it = txns_.find(id);
+  if (it == txns_.end()) {
+    fail(Status::closed("transaction " + std::to_string(id) + " is finished"));
+    return nullptr;
+  }
+  return &it->second;
+}
+
+WebDb::Cursor* WebDb::cursor(int id) {
+  auto it = cursors_.find(id);
+  if (it == cursors_.end()) {
+    fail(Status::closed("iterator " + std::to_string(id) + " is closed"));
+    return nullptr;
+  }
+  return &it->second;
+}
+
+int WebDb::begin(bool read_only) {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed")), 0;
+  Result<Transaction> t = tree_->begin_with_mode(read_only ? Mode::ReadOnly : Mode::ReadWrite);
+  if (!t.ok()) return fail(t.status()), 0;
+  const int id = next_id_++;
+  txns_.emplace(id, std::move(t).value());
+  return id;
+}
+
+int WebDb::set(int id, const std::string& key, const std::string& value) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  return fail(t->set(key, value));
+}
+
+int WebDb::del(int id, const std::string& key) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  return fail(t->del(key));
+}
+
+val WebDb::get(int id, const std::string& key) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return val::null();
+  Result<std::optional<std::string>> v = t->get(key);
+  if (!v.ok()) return fail(v.status()), val::null();
+  if (!v->has_value()) return val::undefined();
+  return bytes_to_js(**v);
+}
+
+double WebDb::count(int id, const std::string& start, const std::string& end) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return -1;
+  Result<uint64_t> n = t->count(start, end);
+  if (!n.ok()) return fail(n.status()), -1;
+  return static_cast<double>(*n);
+}
+
+int WebDb::savepoint(int id) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  return fail(t->set_savepoint());
+}
+
+int WebDb::rollback_to_savepoint(int id) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  return fail(t->rollback_to_savepoint());
+}
+
+int WebDb::rollback(int id) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  Status s = t->rollback();
+  txns_.erase(id);
+  return fail(s);
+}
+
+int WebDb::commit(int id, int durability) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return 0;
+  if (durability >= 0) {
+    t->set_durability(durability == 1 ? Durability::Immediate : Durability::Eventual);
+  }
+  CommitFuture f = t->commit();
+  txns_.erase(id);
+  const int op = next_id_++;
+  in_flight_.emplace_back(op, std::move(f));
+  return op;
+}
+
+int WebDb::flush() {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed")), 0;
+  const int op = next_id_++;
+  in_flight_.emplace_back(op, tree_->flush());
+  return op;
+}
+
+int WebDb::compact_all() {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  return fail(tree_->compact_all());
+}
+
+val WebDb::take_done() {
+  val done = val::array();
+  int n = 0;
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (!it->second.ready()) {
+      ++it;
+      continue;
+    }
+    const Status& s = it->second.wait();
+    val entry = val::array();
+    entry.call<void>("push", it->first, std::string(code_name(s.code())), s.message());
+    done.set(n++, entry);
+    it = in_flight_.erase(it);
+  }
+  return done;
+}
+
+int WebDb::iter_open(int id, const std::string& start, const std::string& end, bool reverse,
+                     bool keys_only) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return 0;
+  Result<Iterator> it = keys_only ? t->keys(start, end) : t->range(start, end);
+  if (!it.ok()) return fail(it.status()), 0;
+  const int cid = next_id_++;
+  cursors_.emplace(cid, Cursor{std::move(it).value(), reverse, keys_only, false});
+  return cid;
+}
+
+Status WebDb::start(Cursor* c) {
+  if (c->started) return Status();
+  c->started = true;
+  return c->reverse ? c->it.seek_last() : c->it.seek_first();
+}
+
+Status WebDb::step(Cursor* c) { return c->reverse ? c->it.prev() : c->it.next(); }
+
+val WebDb::iter_next(int id, int max_entries, int max_bytes) {
+  Cursor* c = cursor(id);
+  if (c == nullptr) return val::null();
+  if (Status s = start(c); !s.is_ok()) return fail(s), val::null();
+  std::string out;
+  put_u32(&out, 0);
+  put_u32(&out, 0);
+  uint32_t count = 0;
+  while (c->it.valid() && static_cast<int>(count) < max_entries &&
+         static_cast<int>(out.size()) < max_bytes) {
+    const std::string_view key = c->it.key();
+    put_u32(&out, static_cast<uint32_t>(key.size()));
+    if (c->keys_only) {
+      put_u32(&out, kNoValue);
+      out.append(key);
+    } else {
+      Result<std::string_view> v = c->it.value();
+      if (!v.ok()) return fail(v.status()), val::null();
+      put_u32(&out, static_cast<uint32_t>(v->size()));
+      out.append(key);
+      out.append(*v);
+    }
+    ++count;
+    if (Status s = step(c); !s.is_ok()) return fail(s), val::null();
+  }
+  if (!c->it.status().is_ok()) return fail(c->it.status()), val::null();
+  set_u32(&out, 0, count);
+  set_u32(&out, 4, c->it.valid() ? 0 : 1);
+  return bytes_to_js(out);
+}
+
+double WebDb::iter_skip(int id, double n) {
+  Cursor* c = cursor(id);
+  if (c == nullptr) return -1;
+  if (Status s = start(c); !s.is_ok()) return fail(s), -1;
+  double skipped = 0;
+  while (skipped < n && c->it.valid()) {
+    if (Status s = step(c); !s.is_ok()) return fail(s), -1;
+    ++skipped;
+  }
+  return skipped;
+}
+
+void WebDb::iter_close(int id) { cursors_.erase(id); }
+
+int WebDb::run_pending(int max_tasks) {
+  if (!platform_) return 0;
+  return static_cast<int>(platform_->executor().run_pending(static_cast<size_t>(max_tasks)));
+}
+
+int WebDb::pending() const {
+  if (!platform_ || platform_->worker_executor() == nullptr) return 0;
+  return static_cast<int>(platform_->worker_executor()->pending());
+}
+
+bool WebDb::needs_more_slots() {
+  OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
+  return s != nullptr && s->needs_more_slots();
+}
+
+int WebDb::slots_wanted() {
+  OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
+  return s == nullptr ? 0 : static_cast<int>(s->slots_wanted());
+}
+
+int WebDb::add_slots(int n) {
+  OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
+  if (s == nullptr) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  return fail(s->add_slots(static_cast<size_t>(n)));
+}
+
+val WebDb::stats() {
+  val out = val::object();
+  if (tree_) {
+    const TreeStats t = tree_->stats();
+    out.set("lastSequence", static_cast<double>(t.last_sequence));
+    out.set("memtableBytes", static_cast<double>(t.memtable_bytes));
+    out.set("immutableMemtables", t.immutable_memtables);
+    val files = val::array();
+    val bytes = val::array();
+    for (int i = 0; i < t.level_count; ++i) {
+      files.set(i, t.files_per_level[i]);
+      bytes.set(i, static_cast<double>(t.bytes_per_level[i]));
+    }
+    out.set("filesPerLevel", files);
+    out.set("bytesPerLevel", bytes);
+    out.set("flushes", static_cast<double>(t.flushes));
+    out.set("compactions", static_cast<double>(t.compactions));
+    out.set("stalls", static_cast<double>(t.stalls));
+    out.set("blockCacheBytes", static_cast<double>(t.block_cache_usage));
+    out.set("commits", static_cast<double>(t.commits));
+    out.set("commitGroups", static_cast<double>(t.commit_groups));
+    out.set("walSyncs", static_cast<double>(t.wal_syncs));
+  }
+  OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
+  if (s != nullptr) {
+    const SlotPoolStats p = s->stats();
+    val pool = val::object();
+    pool.set("slots", static_cast<double>(p.slots));
+    pool.set("used", static_cast<double>(p.used));
+    pool.set("free", static_cast<double>(p.free));
+    pool.set("releasing", static_cast<double>(p.releasing));
+    pool.set("damaged", static_cast<double>(p.damaged));
+    pool.set("handleReads", static_cast<double>(p.handle_reads));
+    pool.set("handleWrites", static_cast<double>(p.handle_writes));
+    pool.set("handleFlushes", static_cast<double>(p.handle_flushes));
+    out.set("pool", pool);
+  }
+  return out;
+}
+
+val WebDb::export_files() {
+  OpfsStorage* storage = platform_ ? platform_->storage(name_) : nullptr;
+  if (storage == nullptr) {
+    return fail(Status::closed("opfs:" + name_ + ": the database is closed")), val::null();
+  }
+  SlotPool& pool = storage->pool();
+  val out = val::array();
+  int n = 0;
+  for (SlotKind kind : {SlotKind::Log, SlotKind::Object}) {
+    for (const std::string& file : pool.list_files(kind)) {
+      Result<size_t> slot = pool.open_file(file, kind);
+      if (!slot.ok()) return fail(slot.status()), val::null();
+      const uint64_t size = pool.file_size(*slot);
+      std::string data(size, '\0');
+      std::string_view got;
+      Status s = pool.read(*slot, 0, size, data.data(), &got);
+      Status u = pool.unpin(*slot);
+      if (s.is_ok()) s = u;
+      if (!s.is_ok()) return fail(s), val::null();
+      val entry = val::array();
+      entry.call<void>("push", file, bytes_to_js(got));
+      out.set(n++, entry);
+    }
+  }
+  Result<std::string> current = pool.read_pointer("CURRENT");
+  if (current.ok()) {
+    val entry = val::array();
+    entry.call<void>("push", std::string("CURRENT"), bytes_to_js(*current));
+    out.set(n++, entry);
+  } else if (current.status().code() != Code::NotFound) {
+    return fail(current.status()), val::null();
+  }
+  return out;
+}
+
+}  // namespace skv::web
+
+namespace skv {
+
+// Every tree of the browser build is opened with its own OpfsPlatform (WebDb::open), so the
+// builder never asks for a default one; a program that did would get InvalidArgument.
+std::shared_ptr<Platform> default_platform() { return nullptr; }
+
+}  // namespace skv
+
+EMSCRIPTEN_BINDINGS(skv_web) {
+  using skv::web::WebDb;
+  emscripten::class_<WebDb>("WebDb")
+      .constructor<>()
+      .function("open", &WebDb::open)
+      .function("close", &WebDb::close)
+      .function("begin", &WebDb::begin)
+      .function("set", &WebDb::set)
+      .function("del", &WebDb::del)
+      .function("get", &WebDb::get)
+      .function("count", &WebDb::count)
+      .function("savepoint", &WebDb::savepoint)
+      .function("rollbackToSavepoint", &WebDb::rollback_to_savepoint)
+      .function("rollback", &WebDb::rollback)
+      .function("commit", &WebDb::commit)
+      .function("iterOpen", &WebDb::iter_open)
+      .function("iterNext", &WebDb::iter_next)
+      .function("iterSkip", &WebDb::iter_skip)
+      .function("iterClose", &WebDb::iter_close)
+      .function("flush", &WebDb::flush)
+      .function("compactAll", &WebDb::compact_all)
+      .function("takeDone", &WebDb::take_done)
+      .function("runPending", &WebDb::run_pending)
+      .function("pending", &WebDb::pending)
+      .function("needsMoreSlots", &WebDb::needs_more_slots)
+      .function("slotsWanted", &WebDb::slots_wanted)
+      .function("addSlots", &WebDb::add_slots)
+      .function("stats", &WebDb::stats)
+      .function("exportFiles", &WebDb::export_files)
+      .function("errorCode", &WebDb::error_code)
+      .function("errorMessage", &WebDb::error_message);
+}

@@ -1,0 +1,129 @@
+// WebDb: one open database as the JS wrapper (web/src/database.js) sees it, bound with Embind.
+//
+// Everything crosses the boundary as numbers, strings, Uint8Arrays and plain objects: no C++
+// object but the WebDb itself is handed to JavaScript, so nothing leaks when a script forgets a
+// transaction. Transactions and iterators are named by small integer ids.
+//
+// Errors never throw. A call that fails returns its failure value (0 for an id, a non-zero code
+// number for a status, null for a value) and leaves the error in error_code() / error_message();
+// the wrapper turns them into an SkvError. error_code() is the C++ code name ("conflict",
+// "quota", ...), the stable `code` of SkvError.
+//
+// Commits (and flush()) return an id at once; their outcome arrives later through take_done(),
+// after the wrapper has run the executor (run_pending) at the end of the event loop's turn. With
+// the Deferred pipeline every commit queued in one turn shares one WAL write and, if any of them
+// is Immediate, one flush() of the slot.
+//
+// Thread safety: none; the worker thread that owns the OPFS handles makes every call.
+
+#ifndef SKV_WEB_NATIVE_WEB_DB_H_
+#define SKV_WEB_NATIVE_WEB_DB_H_
+
+#include <emscripten/val.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/opfs/opfs_platform.h"
+#include "skv/status.h"
+#include "skv/tree.h"
+
+namespace skv::web {
+
+class WebDb {
+ public:
+  WebDb() = default;
+  WebDb(const WebDb&) = delete;
+  WebDb& operator=(const WebDb&) = delete;
+  ~WebDb();
+
+  // Opens database `name` over the handle table the wrapper registered as `table`. `options` is
+  // the wrapper's plain object (see web/types/index.d.ts, OpenOptions). Returns 0 or an error.
+  int open(const std::string& name, int table, emscripten::val options);
+  // Closes the tree (commits still queued are written first). Returns 0 or an error.
+  int close();
+
+  // Transactions. begin() returns an id (> 0), or 0 on error.
+  int begin(bool read_only);
+  int set(int txn, const std::string& key, const std::string& value);
+  int del(int txn, const std::string& key);
+  // A Uint8Array copy of the value, undefined when the key has none, null on error.
+  emscripten::val get(int txn, const std::string& key);
+  // The number of live keys in [start, end), or -1 on error.
+  double count(int txn, const std::string& start, const std::string& end);
+  int savepoint(int txn);
+  int rollback_to_savepoint(int txn);
+  int rollback(int txn);
+  // Queues the commit; returns its id (> 0; the outcome comes from take_done()) or 0 on error.
+  // `durability`: 0 Eventual, 1 Immediate, -1 the database's default.
+  int commit(int txn, int durability);
+
+  // Iterators over [start, end) of a transaction's view. iter_open returns an id (> 0) or 0.
+  int iter_open(int txn, const std::string& start, const std::string& end, bool reverse,
+                bool keys_only);
+  // The next entries, packed (little-endian): u32 count, u32 done (1 when the range is
+  // exhausted), then per entry u32 key length, u32 value length (0xFFFFFFFF for keys only), the
+  // key, the value. At most `max_entries` entries and about `max_bytes` bytes. Null on error.
+  emscripten::val iter_next(int it, int max_entries, int max_bytes);
+  // Skips up to `n` entries; returns how many were skipped, or -1 on error.
+  double iter_skip(int it, double n);
+  void iter_close(int it);
+
+  // Starts a flush of the memtable; returns an id reported by take_done(), or 0 on error.
+  int flush();
+  // Compacts every level down (runs to completion). Returns 0 or an error.
+  int compact_all();
+  // Completed commits and flushes: an array of [id, code name ("ok" on success), message].
+  emscripten::val take_done();
+
+  // The executor: runs up to `max_tasks` queued tasks (WAL writes, flushes, compactions).
+  int run_pending(int max_tasks);
+  int pending() const;
+
+  // The slot pool's reserve (see platform/opfs/slot_pool.h).
+  bool needs_more_slots();
+  int slots_wanted();
+  int add_slots(int n);
+
+  // Tree and pool counters as a plain object.
+  emscripten::val stats();
+  // Every logical file of the database as [name, Uint8Array] pairs: the files the native build
+  // keeps in its directory (CURRENT included), byte for byte. Null on error.
+  emscripten::val export_files();
+
+  std::string error_code() const { return code_name(error_.code()); }
+  std::string error_message() const { return error_.message(); }
+
+ private:
+  struct Cursor {
+    Iterator it;
+    bool reverse = false;
+    bool keys_only = false;
+    bool started = false;
+  };
+
+  // Records `s` as the last error; returns its code as a number (0 for OK).
+  int fail(const Status& s);
+  Transaction* txn(int id);
+  Cursor* cursor(int id);
+  // Positions a cursor on its first entry the first time it is used.
+  Status start(Cursor* c);
+  Status step(Cursor* c);
+
+  std::string name_;
+  std::shared_ptr<OpfsPlatform> platform_;
+  std::optional<Tree> tree_;
+  Status error_;
+  int next_id_ = 1;
+  std::map<int, Transaction> txns_;
+  std::map<int, Cursor> cursors_;
+  std::vector<std::pair<int, Future<Status>>> in_flight_;
+};
+
+}  // namespace skv::web
+
+#endif  // SKV_WEB_NATIVE_WEB_DB_H_

@@ -1,0 +1,100 @@
+// Keys and values cross the API as Uint8Array (or any ArrayBuffer view, or an ArrayBuffer) or
+// string; strings are stored as their UTF-8 bytes. Results are Uint8Array unless a call asks for
+// strings with { as: 'string' }.
+//
+// A batch of entries travels as one packed buffer (little-endian): u32 count, u32 done, then per
+// entry u32 key length, u32 value length (0xFFFFFFFF: no value), the key, the value. The worker
+// builds it in wasm and the client receives it by transfer; entries are views into it.
+
+import { SkvError } from './errors.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const NO_VALUE = 0xffffffff;
+
+// Returns what the core accepts: a string (encoded by the glue as UTF-8) or a Uint8Array.
+export function toBytes(x, what) {
+  if (typeof x === 'string' || x instanceof Uint8Array) return x;
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  throw new SkvError('invalid_argument',
+    `${what} must be a string, a Uint8Array or an ArrayBuffer, not ${x === null ? 'null' : typeof x}`);
+}
+
+// Always a Uint8Array (for packing on the main thread).
+export function toUint8(x, what) {
+  const b = toBytes(x, what);
+  return typeof b === 'string' ? encoder.encode(b) : b;
+}
+
+export function decode(bytes, as) {
+  if (bytes === undefined || as !== 'string') return bytes;
+  return decoder.decode(bytes);
+}
+
+// Unpacks a batch into { entries: [[key, value]] (or [key] for keys only), done }.
+export function unpackBatch(buf, as) {
+  const bytes = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(0, true);
+  const done = view.getUint32(4, true) === 1;
+  const entries = new Array(count);
+  let at = 8;
+  for (let i = 0; i < count; i++) {
+    const klen = view.getUint32(at, true);
+    const vlen = view.getUint32(at + 4, true);
+    at += 8;
+    const key = decode(bytes.subarray(at, at + klen), as);
+    at += klen;
+    if (vlen === NO_VALUE) {
+      entries[i] = key;
+    } else {
+      entries[i] = [key, decode(bytes.subarray(at, at + vlen), as)];
+      at += vlen;
+    }
+  }
+  return { entries, done };
+}
+
+// Packs write operations for one transfer: per op u8 kind (1 set, 2 delete), u32 key length,
+// u32 value length, key, value.
+export function packWrites(ops) {
+  let size = 0;
+  const parts = ops.map(([kind, key, value]) => {
+    const k = toUint8(key, 'key');
+    const v = kind === 1 ? toUint8(value, 'value') : new Uint8Array(0);
+    size += 9 + k.length + v.length;
+    return [kind, k, v];
+  });
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const [kind, k, v] of parts) {
+    view.setUint8(at, kind);
+    view.setUint32(at + 1, k.length, true);
+    view.setUint32(at + 5, v.length, true);
+    at += 9;
+    out.set(k, at);
+    at += k.length;
+    out.set(v, at);
+    at += v.length;
+  }
+  return out.buffer;
+}
+
+export function* unpackWrites(buf) {
+  const bytes = new Uint8Array(buf);
+  const view = new DataView(buf);
+  let at = 0;
+  while (at < bytes.length) {
+    const kind = view.getUint8(at);
+    const klen = view.getUint32(at + 1, true);
+    const vlen = view.getUint32(at + 5, true);
+    at += 9;
+    const key = bytes.subarray(at, at + klen);
+    at += klen;
+    const value = bytes.subarray(at, at + vlen);
+    at += vlen;
+    yield [kind, key, value];
+  }
+}

@@ -1,0 +1,15 @@
+// skv inside a dedicated worker: the synchronous API, for code that already runs in a worker.
+//
+//   import { open } from 'skv/worker';
+//   const db = await open('notes');
+//   const tx = db.begin();
+//   tx.set('note:1', 'hello');
+//   await tx.commit();
+//   db.get('note:1', { as: 'string' });   // 'hello'
+//
+// From the main thread use the client (import { open } from 'skv'), which runs this code in a
+// worker of its own and exposes the same calls as promises.
+
+export { open, deleteDatabase, Database, Transaction, RangeIterator } from './database.js';
+export { SkvError, ERROR_CODES } from './errors.js';
+export { listDatabases } from './slots.js';
