@@ -6,14 +6,16 @@
 #   SKV_SETUP_NO_BUILD=1      install packages only
 #
 # Packages: the native toolchain (cmake, ninja, ccache, pkg-config), zstd and libsodium, Catch2 v2,
-# clang-format, and Emscripten (em++ 3.1.6) with dpkg-dev, which tools/build-wasm-deps.sh uses to
-# build zstd and libsodium for wasm32 from Debian's source packages.
+# clang-format, Emscripten (em++ 3.1.6) with dpkg-dev, which tools/build-wasm-deps.sh uses to
+# build zstd and libsodium for wasm32 from Debian's source packages, and Chromium, which the
+# browser tests drive through playwright-core (npm ci installs that).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
           libzstd-dev libsodium-dev catch2 clang-format
-          emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14)
+          emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14
+          chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -6,11 +6,13 @@
 #      libFuzzer run of the decoders (clang-14, ASan/UBSan, ./build-fuzz);
 #   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
 #      built from Debian's source packages, cached), then the unit tests and the smoke program
-#      under node.
+#      under node; then the npm package (npm ci, npm run build) and the browser end-to-end
+#      suite (e2e/, Playwright driving Debian's Chromium headless).
 #
 #   tools/test.sh                  everything
 #   tools/test.sh --native         steps 1 and 2 only
-#   tools/test.sh --wasm           step 3 only
+#   tools/test.sh --wasm           step 3 only (the e2e suite's native round trip then needs an
+#                                  existing ./build/skv, and is skipped without one)
 #   CTEST_ARGS="-L unit" tools/test.sh --native     pass extra arguments to ctest
 #
 # Missing Debian packages are installed first (tools/setup.sh). JOBS sets the parallelism
@@ -52,5 +54,9 @@ if [[ $MODE != --native ]]; then
   stage "wasm32 tests under node"
   # shellcheck disable=SC2086
   ctest --test-dir build-wasm -j"$JOBS" --output-on-failure --timeout 1200 ${CTEST_ARGS:-}
+  stage "browser package (npm run build) and e2e in headless Chromium"
+  npm ci --no-audit --no-fund --loglevel=error
+  npm run --silent build
+  node e2e/run.mjs
 fi
 stage "all tests passed"

@@ -52,11 +52,19 @@ const ops = {
       throw e;
     }
   },
+  // The client does not wait for its writes before it commits, so a refused write fails the
+  // whole transaction: it is rolled back and every later request on it gets the same error.
   writes(tx, packed) {
     const t = lookup(txs, tx, 'transaction');
-    for (const [kind, key, value] of unpackWrites(packed)) {
-      if (kind === 1) t.set(key, value);
-      else t.delete(key);
+    try {
+      for (const [kind, key, value] of unpackWrites(packed)) {
+        if (kind === 1) t.set(key, value);
+        else t.delete(key);
+      }
+    } catch (e) {
+      t.rollback();
+      txs.set(tx, asSkvError(e));
+      throw e;
     }
   },
   get(tx, key) {
