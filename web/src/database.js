@@ -147,6 +147,8 @@ export class Database {
     this.pumpScheduled = false;
     this.toppingUp = null;
     this.sliceMs = 8;
+    this.steps = 0;
+    this.longestStepMs = 0;
   }
 
   check() {
@@ -233,9 +235,15 @@ export class Database {
     return Promise.resolve();
   }
 
+  // The core's counters, the pool's, and the pump's: executor tasks run between calls (WAL
+  // writes, flushes, compaction steps) and the longest one, which is how long the worker was
+  // kept from answering.
   stats() {
     this.check();
-    return this.native.stats();
+    const s = this.native.stats();
+    s.steps = this.steps;
+    s.longestStepMs = this.longestStepMs;
+    return s;
   }
 
   // Every logical file of the database, as the native build keeps them in its directory:
@@ -295,9 +303,14 @@ export class Database {
       return;
     }
     const t0 = performance.now();
+    let t = t0;
     while (this.native.runPending(1) > 0) {
+      const now = performance.now();
+      this.steps++;
+      this.longestStepMs = Math.max(this.longestStepMs, now - t);
+      t = now;
       this.settle();
-      if (performance.now() - t0 > this.sliceMs || this.native.needsMoreSlots()) break;
+      if (now - t0 > this.sliceMs || this.native.needsMoreSlots()) break;
     }
     this.settle();
     if (this.native.pending() > 0 || this.waiters.size > 0) this.schedule();

@@ -110,6 +110,10 @@ export interface Stats {
   /** flush() calls on the WAL for Immediate commits. */
   walSyncs: number;
   pool: PoolStats;
+  /** Executor tasks the worker ran between calls (WAL writes, flushes, compactions). */
+  steps: number;
+  /** The longest of them, in milliseconds: how long the worker was kept from answering. */
+  longestStepMs: number;
 }
 
 /** A logical file of the database, as the native build keeps it in its directory. */
