@@ -255,7 +255,7 @@ TEST_CASE("appends are buffered into one write and reads see buffered bytes", "[
   CHECK(log->truncate(11).code() == Code::InvalidArgument);
 }
 
-TEST_CASE("objects: finish makes them readable; create, open and abort rules", "[opfs][io]") {
+TEST_CASE("objects: finish makes them readable - create, open and abort rules", "[opfs][io]") {
   FakeSlotDisk disk(8);
   auto storage = open_storage(disk);
   auto w = storage->objects().create("000005.sst");
@@ -292,7 +292,7 @@ TEST_CASE("objects: finish makes them readable; create, open and abort rules", "
   CHECK(storage->logs().create("a/b").status().code() == Code::InvalidArgument);
 }
 
-TEST_CASE("a removed file stays readable through open handles; its slot is freed after",
+TEST_CASE("a removed file stays readable through open handles - its slot is freed after",
           "[opfs][names]") {
   FakeSlotDisk disk(6);
   auto storage = open_storage(disk);
@@ -335,7 +335,7 @@ TEST_CASE("write_pointer uses a newer slot and frees the old one", "[opfs][point
   CHECK(storage->logs().list()->empty());
 }
 
-TEST_CASE("names: durable at sync, finish or sync_dir; removals at sync_dir", "[opfs][crash]") {
+TEST_CASE("names: durable at sync, finish or sync_dir - removals at sync_dir", "[opfs][crash]") {
   FakeSlotDisk disk(8);
   {
     auto storage = open_storage(disk);
@@ -549,7 +549,7 @@ TEST_CASE("a failed write leaves the file as it was", "[opfs][errors]") {
   CHECK(read_log(*storage, "q.wal") == std::string(10, 'a') + std::string(100, 'c'));
 }
 
-TEST_CASE("handles die with a terminated worker; written bytes survive it", "[opfs][crash]") {
+TEST_CASE("handles die with a terminated worker - written bytes survive it", "[opfs][crash]") {
   FakeSlotDisk disk(4);
   auto storage = open_storage(disk);
   auto log = create_log(*storage, "t.wal");

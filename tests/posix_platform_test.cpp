@@ -368,7 +368,7 @@ TEST_CASE("aborted and abandoned objects leave nothing", "[posix][object]") {
   CHECK(fs::file_size(tmp.sub("db/000006.sst")) == 0);
 }
 
-TEST_CASE("list follows the name rule; platform names are reserved", "[posix][list]") {
+TEST_CASE("list follows the name rule - platform names are reserved", "[posix][list]") {
   TempDir tmp;
   auto p = make_platform();
   auto db = open_db(*p, tmp.sub("db"));
@@ -450,7 +450,7 @@ TEST_CASE("partial files of a crashed holder are removed at the next open", "[po
   REQUIRE((*w)->finish().is_ok());
 }
 
-TEST_CASE("errno maps to codes; messages name the file", "[posix][error]") {
+TEST_CASE("errno maps to codes - messages name the file", "[posix][error]") {
   CHECK(posix_error_code(ENOSPC) == Code::Quota);
   CHECK(posix_error_code(EDQUOT) == Code::Quota);
   CHECK(posix_error_code(ENOENT) == Code::NotFound);

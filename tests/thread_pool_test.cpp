@@ -74,7 +74,7 @@ TEST_CASE("the workers run tasks at the same time", "[thread_pool]") {
   CHECK(finished.load() == 2);
 }
 
-TEST_CASE("zero threads means one; empty tasks are ignored", "[thread_pool]") {
+TEST_CASE("zero threads means one - empty tasks are ignored", "[thread_pool]") {
   ThreadPoolExecutor pool(0);
   CHECK(pool.thread_count() == 1);
   pool.schedule(std::function<void()>());

@@ -53,7 +53,7 @@ TEST_CASE("a failed WAL sync fails the commit and later writes, reopen recovers"
   require_ok(commit_one(tree, "after"));
 }
 
-TEST_CASE("a failed flush is sticky and names its cause; reopen recovers from the WAL",
+TEST_CASE("a failed flush is sticky and names its cause - reopen recovers from the WAL",
           "[tree][fault]") {
   auto p = std::make_shared<MemoryPlatform>();
   Model model;

@@ -74,7 +74,7 @@ TEST_CASE("a transaction reads its own writes, deletes included", "[tree]") {
   CHECK_FALSE(get_or_fail(other, "d").has_value());
 }
 
-TEST_CASE("ranges are [start, end) and iterate both ways", "[tree]") {
+TEST_CASE("ranges are half-open (start included, end excluded) and iterate both ways", "[tree]") {
   auto p = new_platform();
   Tree tree = open_or_fail(builder(p));
   Transaction tx = begin_or_fail(tree);
@@ -301,6 +301,32 @@ TEST_CASE("close and reopen keep every commit, across flushes", "[tree]") {
   }
   Tree tree = open_or_fail(small_tree(p));
   CHECK(read_all(tree) == model);
+}
+
+TEST_CASE("a compaction removes its input tables at once", "[tree]") {
+  auto p = new_platform();
+  Tree tree = open_or_fail(small_tree(p));
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 300; ++i) {
+      Transaction tx = begin_or_fail(tree);
+      require_ok(tx.set("key" + std::to_string((i * 37 + round) % 500), std::string(100, 'v')));
+      require_ok(tx.commit().wait());
+    }
+    require_ok(tree.flush().wait());
+  }
+  require_ok(tree.compact_all());
+  const TreeStats stats = tree.stats();
+  int live = 0;
+  for (int level = 0; level < stats.level_count; ++level) live += stats.files_per_level[level];
+  CHECK(stats.compactions > 0);
+  // No flush or compaction ran after the last step: only the live tables may be on storage.
+  Result<std::vector<MemoryFileInfo>> files = p->list_files("db");
+  REQUIRE(files.ok());
+  int tables = 0;
+  for (const MemoryFileInfo& f : *files) {
+    if (f.name.size() > 4 && f.name.compare(f.name.size() - 4, 4, ".sst") == 0) ++tables;
+  }
+  CHECK(tables == live);
 }
 
 TEST_CASE("a long backward scan visits every key, across overwritten versions", "[tree]") {

@@ -105,7 +105,7 @@ std::string shape(const Version& v) {
 
 }  // namespace
 
-TEST_CASE("create_new writes MANIFEST-000001 and CURRENT; recover reads them back",
+TEST_CASE("create_new writes MANIFEST-000001 and CURRENT - recover reads them back",
           "[version_set]") {
   Db db;
   REQUIRE(db.vset->create_new().is_ok());

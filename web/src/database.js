@@ -88,7 +88,7 @@ export async function open(name, options = {}) {
     table = await SlotTable.open(name, dir, options.maxSlots || 0);
     const reserve = options.reserveSlots || 24;
     if (table.handles.length === 0 && createIfMissing) await table.grow(reserve + 4);
-    return await Database.create(core, name, table, release, options);
+    return await Database.create(core, name, table, release, options, reserve);
   } catch (e) {
     if (table) table.close();
     if (release) release();
@@ -112,14 +112,21 @@ export async function deleteDatabase(name) {
 }
 
 export class Database {
-  static async create(core, name, table, release, options) {
+  static async create(core, name, table, release, options, reserve) {
     const tableId = core.skvTables.length;
     core.skvTables.push(table);
     const native = new core.WebDb();
     const nativeOptions = { ...options };
     delete nativeOptions.maxSlots;
     delete nativeOptions.waitForLock;
-    if (native.open(name, tableId, nativeOptions) !== 0) {
+    let rc = native.open(name, tableId, nativeOptions);
+    // Opening needs a free slot or two (a new WAL segment, a new manifest). A pool left full
+    // (by a run that hit its cap) gets the room the cap now allows, and one more try.
+    if (rc !== 0 && native.errorCode() === 'quota' && table.room(1) > 0) {
+      await table.grow(reserve);
+      rc = native.open(name, tableId, nativeOptions);
+    }
+    if (rc !== 0) {
       const err = new SkvError(native.errorCode(), native.errorMessage());
       native.delete();
       core.skvTables[tableId] = null;

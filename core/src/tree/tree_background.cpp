@@ -111,11 +111,11 @@ JobContext TreeImpl::job_context() {
   return ctx;
 }
 
-Status TreeImpl::compact(const Compaction& c, std::unique_lock<std::mutex>& lock) {
+Status TreeImpl::compact(std::unique_ptr<Compaction> c, std::unique_lock<std::mutex>& lock) {
   JobContext ctx = job_context();
   lock.unlock();
   VersionEdit edit;
-  Status s = run_compaction(c, ctx, &edit);
+  Status s = run_compaction(*c, ctx, &edit);
   lock.lock();
   if (s.is_ok()) s = versions_->log_and_apply(&edit);
   if (!s.is_ok()) {
@@ -123,10 +123,13 @@ Status TreeImpl::compact(const Compaction& c, std::unique_lock<std::mutex>& lock
     fail_flush_waiters(lock, bg_error_);
     return bg_error_;
   }
-  for (const auto& f : c.inputs) obsolete_tables_.insert(f->number);
-  for (const auto& f : c.output_inputs) obsolete_tables_.insert(f->number);
+  for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
+  for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
   ++compactions_;
   install_view();
+  // The compaction holds the version its inputs belong to, which keeps them live: drop it first
+  // so they are removed now rather than after the next flush or compaction.
+  c.reset();
   delete_obsolete_files();
   return Status();
 }
@@ -136,7 +139,7 @@ void TreeImpl::compaction_task() {
   std::unique_ptr<Compaction> c;
   if (!closing_ && bg_error_.is_ok() && !manual_compaction_) c = pick_compaction(*versions_);
   if (c) {
-    (void)compact(*c, lock);
+    (void)compact(std::move(c), lock);
   }
   compaction_scheduled_ = false;
   maybe_schedule_work();
@@ -159,7 +162,7 @@ Status TreeImpl::compact_all() {
     std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
     if (!c) break;
     level = c->level + 1;  // the next step starts below this one (see pick_manual_all)
-    s = compact(*c, lock);
+    s = compact(std::move(c), lock);
   }
   manual_compaction_ = false;
   maybe_schedule_work();

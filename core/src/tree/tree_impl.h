@@ -123,7 +123,7 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   JobContext job_context();
   // Runs `c` without mu_ and records its result; on failure sets the sticky background error
   // and returns it. REQUIRES: lock holds mu_ (released while the job runs).
-  Status compact(const Compaction& c, std::unique_lock<std::mutex>& lock);
+  Status compact(std::unique_ptr<Compaction> c, std::unique_lock<std::mutex>& lock);
   void run_leader();
   Status write_group(std::vector<std::shared_ptr<CommitRequest>>& group);
   Status make_room_for_write(bool force);

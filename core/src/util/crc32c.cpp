@@ -1,8 +1,10 @@
-// CRC32C by slicing-by-8 over a table built at first use; no platform-specific code.
+// CRC32C: the CPU instruction on x86-64 with SSE 4.2 (checked at run time), else slicing-by-8
+// over a table built at first use.
 
 #include "util/crc32c.h"
 
 #include <array>
+#include <cstring>
 
 namespace skv::crc32c {
 namespace {
@@ -30,9 +32,38 @@ inline uint32_t load32(const unsigned char* p) {
          (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SKV_CRC32C_SSE42 1
+// The SSE 4.2 crc32 instruction computes exactly this CRC (the Castagnoli polynomial, reflected),
+// eight bytes per instruction. Compiled for SSE 4.2 on its own and used only when the CPU has it.
+__attribute__((target("sse4.2"))) uint32_t extend_sse42(uint32_t crc, const char* data, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  uint64_t c = ~crc;
+  while (n >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return ~c32;
+}
+
+const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
+#endif
+
 }  // namespace
 
 uint32_t extend(uint32_t crc, const char* data, size_t n) {
+#ifdef SKV_CRC32C_SSE42
+  if (kHaveSse42) return extend_sse42(crc, data, n);
+#endif
+  return extend_portable(crc, data, n);
+}
+
+uint32_t extend_portable(uint32_t crc, const char* data, size_t n) {
   const auto& t = kTables.t;
   const auto* p = reinterpret_cast<const unsigned char*>(data);
   uint32_t c = ~crc;
