@@ -38,6 +38,9 @@ if(EMSCRIPTEN)
   find_program(SKV_NODE_EXECUTABLE NAMES node nodejs REQUIRED)
   set(CMAKE_CROSSCOMPILING_EMULATOR "${SKV_NODE_EXECUTABLE};--no-experimental-fetch")
   set(SKV_WASM_LINK_OPTIONS -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXIT_RUNTIME=1)
+  # The tests' .js loaders are CommonJS; the repository's package.json says "type": "module"
+  # (for the npm package), which node would apply to the build folder too.
+  file(WRITE "${CMAKE_BINARY_DIR}/package.json" "{ \"type\": \"commonjs\" }\n")
 
   # Debian's emcc runs acorn-optimizer.js (node) on every -O1+ link and needs NODE_PATH to find
   # acorn. Set it for the link step so a build works without it in the environment.
