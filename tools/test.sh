@@ -58,5 +58,8 @@ if [[ $MODE != --native ]]; then
   npm ci --no-audit --no-fund --loglevel=error
   npm run --silent build
   node e2e/run.mjs
+  stage "browser benchmark, smoke size (the full run: npm run bench:web)"
+  node --test e2e/bench/xxh64.test.mjs
+  npm run --silent bench:web -- --smoke
 fi
 stage "all tests passed"
