@@ -329,6 +329,70 @@ TEST_CASE("a compaction removes its input tables at once", "[tree]") {
   CHECK(tables == live);
 }
 
+TEST_CASE("a count leaves the block cache to point reads and scans", "[tree]") {
+  auto p = new_platform();
+  {
+    Tree tree = open_or_fail(small_tree(p));
+    for (int i = 0; i < 2000; ++i) {
+      Transaction tx = begin_or_fail(tree);
+      require_ok(tx.set("key" + std::to_string(100000 + i), std::string(200, 'v')));
+      require_ok(tx.commit().wait());
+    }
+    require_ok(tree.compact_all());
+    require_ok(tree.close());
+  }
+  Tree tree = open_or_fail(small_tree(p));
+  Transaction tx = begin_or_fail(tree);
+  const uint64_t before = tree.stats().block_cache_usage;
+  Result<uint64_t> n = tx.count("", "");
+  REQUIRE(n.ok());
+  CHECK(*n == 2000);
+  CHECK(tree.stats().block_cache_usage == before);
+  // A scan does fill the cache.
+  Result<Iterator> it = tx.range("", "");
+  REQUIRE(it.ok());
+  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+  }
+  CHECK(tree.stats().block_cache_usage > before);
+}
+
+TEST_CASE("compactions in steps: reads, commits and close between the steps", "[tree]") {
+  auto p = new_platform();
+  TreeBuilder b = small_tree(p);
+  b.with_compaction_step_bytes(4096);
+  Model model;
+  uint64_t reads_between_steps = 0;
+  {
+    Tree tree = open_or_fail(b);
+    for (int i = 0; i < 3000; ++i) {
+      Transaction tx = begin_or_fail(tree);
+      const std::string k = "key" + std::to_string((i * 7919) % 1500);
+      const std::string v = "value" + std::to_string(i) + std::string(60, 'x');
+      require_ok(tx.set(k, v));
+      model[k] = v;
+      require_ok(tx.commit().wait());
+      // One task at a time, and a full read in between now and then: every state between two
+      // steps of a compaction must read like the model.
+      const uint64_t steps = tree.stats().compaction_steps;
+      p->queue_executor()->run_pending(1);
+      if (tree.stats().compaction_steps != steps && i % 10 == 0) {
+        CHECK(read_all(tree) == model);
+        ++reads_between_steps;
+      }
+    }
+    const TreeStats st = tree.stats();
+    CHECK(st.compactions > 0);
+    CHECK(st.compaction_steps > 2 * st.compactions);
+    CHECK(reads_between_steps > 0);
+    // Close with a compaction paused between steps (if one is): its outputs are removed.
+    require_ok(tree.close());
+  }
+  Tree tree = open_or_fail(b);
+  CHECK(read_all(tree) == model);
+  require_ok(tree.compact_all());
+  CHECK(read_all(tree) == model);
+}
+
 TEST_CASE("a long backward scan visits every key, across overwritten versions", "[tree]") {
   auto p = new_platform();
   const bool small_memtable = GENERATE(false, true);

@@ -24,6 +24,7 @@ Options browser_defaults() {
   o.level_base_bytes = 16 << 20;
   o.block_size = 16 << 10;
   o.block_cache_capacity = 16 << 20;
+  o.compaction_step_bytes = 1 << 20;
   o.default_durability = Durability::Immediate;
   o.commit_pipeline = CommitPipeline::Deferred;
   return o;
@@ -46,6 +47,7 @@ Status read_options(const val& js, Options* o, OpfsOptions* pool) {
   read_number(js, "bloomBitsPerKey", &o->bloom_bits_per_key);
   read_number(js, "levelBaseBytes", &o->level_base_bytes);
   read_number(js, "targetFileSize", &o->target_file_size);
+  read_number(js, "compactionStepBytes", &o->compaction_step_bytes);
   read_number(js, "l0CompactionTrigger", &o->l0_compaction_trigger);
   read_number(js, "reserveSlots", &pool->reserve_slots);
   read_number(js, "writeBufferBytes", &pool->write_buffer_bytes);
@@ -338,6 +340,13 @@ int WebDb::pending() const {
   return static_cast<int>(platform_->worker_executor()->pending());
 }
 
+bool WebDb::background_behind() {
+  if (!tree_) return false;
+  const TreeStats t = tree_->stats();
+  return t.immutable_memtables > 0 ||
+         t.files_per_level[0] > 2 * tree_->options().l0_compaction_trigger;
+}
+
 bool WebDb::needs_more_slots() {
   OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
   return s != nullptr && s->needs_more_slots();
@@ -371,6 +380,7 @@ val WebDb::stats() {
     out.set("bytesPerLevel", bytes);
     out.set("flushes", static_cast<double>(t.flushes));
     out.set("compactions", static_cast<double>(t.compactions));
+    out.set("compactionSteps", static_cast<double>(t.compaction_steps));
     out.set("stalls", static_cast<double>(t.stalls));
     out.set("blockCacheBytes", static_cast<double>(t.block_cache_usage));
     out.set("commits", static_cast<double>(t.commits));
@@ -463,6 +473,7 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("takeDone", &WebDb::take_done)
       .function("runPending", &WebDb::run_pending)
       .function("pending", &WebDb::pending)
+      .function("backgroundBehind", &WebDb::background_behind)
       .function("needsMoreSlots", &WebDb::needs_more_slots)
       .function("slotsWanted", &WebDb::slots_wanted)
       .function("addSlots", &WebDb::add_slots)

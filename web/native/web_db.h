@@ -83,6 +83,9 @@ class WebDb {
   // The executor: runs up to `max_tasks` queued tasks (WAL writes, flushes, compactions).
   int run_pending(int max_tasks);
   int pending() const;
+  // True when flushes and compactions lag behind writes: frozen memtables are waiting, or L0
+  // holds more than twice the files that trigger its compaction.
+  bool background_behind();
 
   // The slot pool's reserve (see platform/opfs/slot_pool.h).
   bool needs_more_slots();

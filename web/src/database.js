@@ -310,6 +310,9 @@ export class Database {
       return;
     }
     const t0 = performance.now();
+    // Background work that falls behind (L0 filling up toward the write stop) gets longer
+    // slices, so it catches up before writers stall: a stall would run it all in one go.
+    const slice = this.native.backgroundBehind() ? this.sliceMs * 6 : this.sliceMs;
     let t = t0;
     while (this.native.runPending(1) > 0) {
       const now = performance.now();
@@ -317,7 +320,7 @@ export class Database {
       this.longestStepMs = Math.max(this.longestStepMs, now - t);
       t = now;
       this.settle();
-      if (now - t0 > this.sliceMs || this.native.needsMoreSlots()) break;
+      if (now - t0 > slice || this.native.needsMoreSlots()) break;
     }
     this.settle();
     if (this.native.pending() > 0 || this.waiters.size > 0) this.schedule();

@@ -52,6 +52,8 @@ export interface OpenOptions {
   bloomBitsPerKey?: number;
   levelBaseBytes?: number;
   targetFileSize?: number;
+  /** Input bytes a compaction reads per step between calls (default 1 MiB; 0: all at once). */
+  compactionStepBytes?: number;
   l0CompactionTrigger?: number;
   compression?: 'zstd' | 'none';
 }
@@ -101,6 +103,8 @@ export interface Stats {
   bytesPerLevel: number[];
   flushes: number;
   compactions: number;
+  /** Steps the compactions took (each one task between calls). */
+  compactionSteps: number;
   stalls: number;
   blockCacheBytes: number;
   /** Commits written to the WAL since open. */

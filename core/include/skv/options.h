@@ -90,6 +90,10 @@ struct Options {
   int level_multiplier = 10;
   // Compaction outputs are split at about this size.
   uint64_t target_file_size = 64ull * 1024 * 1024;
+  // Input bytes a background compaction reads per executor task before it yields (0: the whole
+  // compaction in one task). A host whose executor shares one thread with the application (the
+  // browser worker) sets it so that no single task holds that thread for long.
+  uint64_t compaction_step_bytes = 0;
 
   // Durability of a commit whose transaction did not choose one.
   Durability default_durability = Durability::Eventual;

@@ -43,6 +43,7 @@ struct TreeStats {
   int level_count = 0;
   uint64_t flushes = 0;            // memtable flushes completed since open
   uint64_t compactions = 0;        // compactions completed since open
+  uint64_t compaction_steps = 0;   // executor tasks they took (> compactions when run in steps)
   uint64_t stalls = 0;             // commits that waited for background work
   uint64_t block_cache_usage = 0;  // bytes held by the block cache
   uint64_t commits = 0;            // commits written to the WAL since open
@@ -100,6 +101,7 @@ class TreeBuilder {
   TreeBuilder& with_level_base_bytes(uint64_t bytes);
   TreeBuilder& with_level_multiplier(int multiplier);
   TreeBuilder& with_target_file_size(uint64_t bytes);
+  TreeBuilder& with_compaction_step_bytes(uint64_t bytes);
   TreeBuilder& with_l0_compaction_trigger(int files);
   TreeBuilder& with_default_durability(Durability durability);
   TreeBuilder& with_commit_pipeline(CommitPipeline pipeline);

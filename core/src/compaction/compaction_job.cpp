@@ -128,77 +128,102 @@ TableOptions table_options_from(const Options& options) {
   return t;
 }
 
-Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Version* version,
-                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out) {
-  *out = SortedRunOutput();
-  std::vector<SequenceNumber> snapshots = ctx.snapshots;
-  std::sort(snapshots.begin(), snapshots.end());
-  DeeperLevels deeper(version, first_deeper_level);
-  OutputSet outputs(ctx, out);
+namespace {
 
-  std::string user_key;  // the user key of the previous entry
-  bool have_key = false;
-  size_t prev_stripe = 0;  // stripe of the previous entry of the same user key
-  bool drop_rest = false;  // a tombstone of this key was dropped: so is everything older
+// Writes a sorted run in steps (see write_sorted_run for what it writes). The garbage
+// collection state of the key being written carries over from one step to the next.
+class SortedRunWriter {
+ public:
+  SortedRunWriter(InternalIterator* input, JobContext ctx, const Version* version,
+                  int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out)
+      : input_(input),
+        ctx_(std::move(ctx)),
+        deeper_(version, first_deeper_level),
+        target_file_size_(target_file_size),
+        out_(out),
+        outputs_(ctx_, out) {
+    *out_ = SortedRunOutput();
+    snapshots_ = ctx_.snapshots;
+    std::sort(snapshots_.begin(), snapshots_.end());
+  }
 
-  for (input->seek_first(); input->valid(); input->next()) {
-    const std::string_view ikey = input->key();
+  // Reads entries until the input ends (*done: the outputs are durable and kept) or, with a
+  // non-zero `budget_bytes`, until about that many bytes of keys and values were read.
+  Status step(uint64_t budget_bytes, bool* done) {
+    *done = false;
+    if (!started_) {
+      input_->seek_first();
+      started_ = true;
+    }
+    uint64_t read = 0;
+    for (; input_->valid(); input_->next()) {
+      if (budget_bytes != 0 && read >= budget_bytes) return Status::ok();
+      const std::string_view ikey = input_->key();
+      read += ikey.size() + input_->value().size();
+      SKV_RETURN_IF_ERROR(add(ikey));
+    }
+    SKV_RETURN_IF_ERROR(input_->status());
+    if (outputs_.open()) SKV_RETURN_IF_ERROR(outputs_.finish_current());
+    SKV_RETURN_IF_ERROR(outputs_.commit());
+    *done = true;
+    return Status::ok();
+  }
+
+ private:
+  Status add(std::string_view ikey) {
     ParsedInternalKey parsed;
     if (!parse_internal_key(ikey, &parsed)) {
       return Status::corruption("compaction input: malformed internal key of " +
                                 std::to_string(ikey.size()) + " bytes");
     }
-    ++out->entries_read;
-    const bool first_of_key = !have_key || parsed.user_key != user_key;
+    ++out_->entries_read;
+    const bool first_of_key = !have_key_ || parsed.user_key != user_key_;
     // Stripes are numbered from the oldest (0: seq <= s1) to "latest" (snapshots.size()).
     const size_t stripe = static_cast<size_t>(
-        std::lower_bound(snapshots.begin(), snapshots.end(), parsed.sequence) - snapshots.begin());
+        std::lower_bound(snapshots_.begin(), snapshots_.end(), parsed.sequence) -
+        snapshots_.begin());
 
     bool drop = false;
     if (first_of_key) {
-      user_key.assign(parsed.user_key.data(), parsed.user_key.size());
-      have_key = true;
-      drop_rest = false;
-    } else if (drop_rest || stripe == prev_stripe) {
+      user_key_.assign(parsed.user_key.data(), parsed.user_key.size());
+      have_key_ = true;
+      drop_rest_ = false;
+    } else if (drop_rest_ || stripe == prev_stripe_) {
       drop = true;  // hidden by a newer version every reader of this stripe sees first
     }
     if (!drop && parsed.kind == ValueKind::Delete && stripe == 0 &&
-        !deeper.covers(parsed.user_key)) {
+        !deeper_.covers(parsed.user_key)) {
       drop = true;
-      drop_rest = true;
+      drop_rest_ = true;
     }
-    prev_stripe = stripe;
+    prev_stripe_ = stripe;
     if (drop) {
-      ++out->entries_dropped;
-      continue;
+      ++out_->entries_dropped;
+      return Status::ok();
     }
-
     // Split only between user keys, so one key's versions always share a table.
-    if (outputs.open() && first_of_key && outputs.current_size() >= target_file_size) {
-      SKV_RETURN_IF_ERROR(outputs.finish_current());
+    if (outputs_.open() && first_of_key && outputs_.current_size() >= target_file_size_) {
+      SKV_RETURN_IF_ERROR(outputs_.finish_current());
     }
-    SKV_RETURN_IF_ERROR(outputs.add(ikey, parsed, input->value()));
-  }
-  SKV_RETURN_IF_ERROR(input->status());
-  if (outputs.open()) SKV_RETURN_IF_ERROR(outputs.finish_current());
-  return outputs.commit();
-}
-
-Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* edit,
-                      SortedRunOutput* out) {
-  SortedRunOutput local;
-  if (out == nullptr) out = &local;
-  *out = SortedRunOutput();
-
-  if (c.is_trivial_move()) {
-    const FileMetaPtr& f = c.inputs.front();
-    edit->delete_file(c.level, f->number);
-    edit->add_file(c.output_level, *f);
-    edit->set_compact_pointer(c.level, c.largest_input_key());
-    out->files.push_back(*f);
-    return Status::ok();
+    return outputs_.add(ikey, parsed, input_->value());
   }
 
+  InternalIterator* const input_;
+  const JobContext ctx_;  // before outputs_, which refers to it
+  std::vector<SequenceNumber> snapshots_;
+  DeeperLevels deeper_;
+  const uint64_t target_file_size_;
+  SortedRunOutput* const out_;
+  OutputSet outputs_;
+  bool started_ = false;
+  std::string user_key_;  // the user key of the previous entry
+  bool have_key_ = false;
+  size_t prev_stripe_ = 0;  // stripe of the previous entry of the same user key
+  bool drop_rest_ = false;  // a tombstone of this key was dropped: so is everything older
+};
+
+// The merged input of a (non-trivial) compaction.
+std::unique_ptr<InternalIterator> compaction_input(const Compaction& c, const JobContext& ctx) {
   TableReadOptions read_options;
   read_options.fill_cache = false;
   std::vector<std::unique_ptr<InternalIterator>> children;
@@ -213,16 +238,88 @@ Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* e
   if (!c.output_inputs.empty()) {
     children.push_back(new_level_iterator(pin, ctx.table_cache, c.output_inputs, read_options));
   }
-  std::unique_ptr<InternalIterator> merged = new_merging_iterator(std::move(children));
+  return new_merging_iterator(std::move(children));
+}
 
-  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.output_level + 1,
-                                       ctx.options->target_file_size, out));
+void record_compaction(const Compaction& c, const SortedRunOutput& out, VersionEdit* edit) {
   for (const auto& f : c.inputs) edit->delete_file(c.level, f->number);
   for (const auto& f : c.output_inputs) edit->delete_file(c.output_level, f->number);
-  for (const auto& f : out->files) edit->add_file(c.output_level, f);
+  for (const auto& f : out.files) edit->add_file(c.output_level, f);
   if (!c.inputs.empty()) edit->set_compact_pointer(c.level, c.largest_input_key());
+}
+
+void record_trivial_move(const Compaction& c, VersionEdit* edit, SortedRunOutput* out) {
+  const FileMetaPtr& f = c.inputs.front();
+  edit->delete_file(c.level, f->number);
+  edit->add_file(c.output_level, *f);
+  edit->set_compact_pointer(c.level, c.largest_input_key());
+  out->files.push_back(*f);
+}
+
+}  // namespace
+
+Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Version* version,
+                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out) {
+  SortedRunWriter writer(input, ctx, version, first_deeper_level, target_file_size, out);
+  bool done = false;
+  return writer.step(0, &done);
+}
+
+Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* edit,
+                      SortedRunOutput* out) {
+  SortedRunOutput local;
+  if (out == nullptr) out = &local;
+  *out = SortedRunOutput();
+  if (c.is_trivial_move()) {
+    record_trivial_move(c, edit, out);
+    return Status::ok();
+  }
+  std::unique_ptr<InternalIterator> merged = compaction_input(c, ctx);
+  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.output_level + 1,
+                                       ctx.options->target_file_size, out));
+  record_compaction(c, *out, edit);
   return Status::ok();
 }
+
+struct CompactionJob::Rep {
+  std::unique_ptr<Compaction> c;
+  std::unique_ptr<InternalIterator> input;
+  SortedRunOutput out;
+  std::unique_ptr<SortedRunWriter> writer;
+  VersionEdit edit;
+};
+
+CompactionJob::CompactionJob(std::unique_ptr<Compaction> c, const JobContext& ctx)
+    : rep_(std::make_unique<Rep>()) {
+  rep_->c = std::move(c);
+  if (!rep_->c->is_trivial_move()) {
+    rep_->input = compaction_input(*rep_->c, ctx);
+    rep_->writer = std::make_unique<SortedRunWriter>(rep_->input.get(), ctx, rep_->c->version.get(),
+                                                     rep_->c->output_level + 1,
+                                                     ctx.options->target_file_size, &rep_->out);
+  }
+}
+
+// The writer (which removes unfinished outputs) goes before the input it reads.
+CompactionJob::~CompactionJob() {
+  if (rep_ != nullptr) rep_->writer.reset();
+}
+
+Status CompactionJob::step(uint64_t budget_bytes, bool* done) {
+  *done = false;
+  if (rep_->writer == nullptr) {
+    record_trivial_move(*rep_->c, &rep_->edit, &rep_->out);
+    *done = true;
+    return Status::ok();
+  }
+  SKV_RETURN_IF_ERROR(rep_->writer->step(budget_bytes, done));
+  if (*done) record_compaction(*rep_->c, rep_->out, &rep_->edit);
+  return Status::ok();
+}
+
+const Compaction& CompactionJob::compaction() const { return *rep_->c; }
+VersionEdit* CompactionJob::edit() { return &rep_->edit; }
+const SortedRunOutput& CompactionJob::output() const { return rep_->out; }
 
 Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx,
                           const Version* version, FileMetaData* out) {

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "compaction/compaction_picker.h"
@@ -72,6 +73,33 @@ Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Ve
 // receives the outputs and counters.
 Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* edit,
                       SortedRunOutput* out = nullptr);
+
+// Compaction `c` run in steps, so a host whose executor shares a thread with the application
+// can interleave other work (Options::compaction_step_bytes). The job keeps its inputs' Version
+// and its partial outputs between steps; destroying an unfinished job removes those outputs.
+// Same outcome as run_compaction once step() reports done: edit() then holds the change.
+//
+// Thread safety: one thread at a time; it runs without the tree's mutex, as run_compaction.
+class CompactionJob {
+ public:
+  CompactionJob(std::unique_ptr<Compaction> c, const JobContext& ctx);
+  CompactionJob(const CompactionJob&) = delete;
+  CompactionJob& operator=(const CompactionJob&) = delete;
+  ~CompactionJob();
+
+  // Reads about `budget_bytes` of input (keys plus values; 0: all of it). *done once the whole
+  // compaction is written and durable. An error leaves the job to be destroyed.
+  Status step(uint64_t budget_bytes, bool* done);
+
+  const Compaction& compaction() const;
+  // REQUIRES: step() reported done.
+  VersionEdit* edit();
+  const SortedRunOutput& output() const;
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
 
 // Flushes a frozen memtable (its iterator) into one L0 table. `version` is the current Version
 // when the flush starts (every level of it counts as deeper, for tombstone dropping); the tree

@@ -71,6 +71,11 @@ TreeBuilder& TreeBuilder::with_level_multiplier(int multiplier) {
   options_.level_multiplier = multiplier;
   return *this;
 }
+TreeBuilder& TreeBuilder::with_compaction_step_bytes(uint64_t bytes) {
+  options_.compaction_step_bytes = bytes;
+  return *this;
+}
+
 TreeBuilder& TreeBuilder::with_target_file_size(uint64_t bytes) {
   options_.target_file_size = bytes;
   return *this;

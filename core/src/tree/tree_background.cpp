@@ -111,35 +111,53 @@ JobContext TreeImpl::job_context() {
   return ctx;
 }
 
-Status TreeImpl::compact(std::unique_ptr<Compaction> c, std::unique_lock<std::mutex>& lock) {
-  JobContext ctx = job_context();
+Status TreeImpl::compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budget,
+                              std::unique_lock<std::mutex>& lock, bool* done) {
   lock.unlock();
-  VersionEdit edit;
-  Status s = run_compaction(*c, ctx, &edit);
+  Status s = job->step(budget, done);
   lock.lock();
-  if (s.is_ok()) s = versions_->log_and_apply(&edit);
+  ++compaction_steps_;
+  if (s.is_ok() && !*done) return Status();
+  if (s.is_ok()) s = versions_->log_and_apply(job->edit());
   if (!s.is_ok()) {
+    job.reset();
     set_background_error(s.with_context("compaction"));
     fail_flush_waiters(lock, bg_error_);
     return bg_error_;
   }
-  for (const auto& f : c->inputs) obsolete_tables_.insert(f->number);
-  for (const auto& f : c->output_inputs) obsolete_tables_.insert(f->number);
+  const Compaction& c = job->compaction();
+  for (const auto& f : c.inputs) obsolete_tables_.insert(f->number);
+  for (const auto& f : c.output_inputs) obsolete_tables_.insert(f->number);
   ++compactions_;
   install_view();
-  // The compaction holds the version its inputs belong to, which keeps them live: drop it first
-  // so they are removed now rather than after the next flush or compaction.
-  c.reset();
+  // The job holds the version its inputs belong to, which keeps them live: drop it first so
+  // they are removed now rather than after the next flush or compaction.
+  job.reset();
   delete_obsolete_files();
   return Status();
 }
 
 void TreeImpl::compaction_task() {
   std::unique_lock<std::mutex> lock(mu_);
-  std::unique_ptr<Compaction> c;
-  if (!closing_ && bg_error_.is_ok() && !manual_compaction_) c = pick_compaction(*versions_);
-  if (c) {
-    (void)compact(std::move(c), lock);
+  if (closing_ || !bg_error_.is_ok() || manual_compaction_) {
+    bg_job_.reset();  // an unfinished job removes its outputs
+  } else if (bg_job_ == nullptr) {
+    if (std::unique_ptr<Compaction> c = pick_compaction(*versions_)) {
+      bg_job_ = std::make_unique<CompactionJob>(std::move(c), job_context());
+    }
+  }
+  if (bg_job_ != nullptr) {
+    bool done = false;
+    Status s = compact_step(bg_job_, options_.compaction_step_bytes, lock, &done);
+    if (s.is_ok() && !done && !closing_) {
+      // Yield: the next step runs as a task of its own, behind whatever was queued meanwhile.
+      std::weak_ptr<TreeImpl> weak = weak_from_this();
+      platform_->executor().schedule([weak] {
+        if (auto t = weak.lock()) t->compaction_task();
+      });
+      return;
+    }
+    if (!done) bg_job_.reset();
   }
   compaction_scheduled_ = false;
   maybe_schedule_work();
@@ -157,12 +175,17 @@ Status TreeImpl::compact_all() {
   if (!bg_error_.is_ok()) return bg_error_;
   manual_compaction_ = true;
   Status s;
+  bool done = false;
+  // A background compaction paused between steps (single-threaded executors): finish it first,
+  // so no file is compacted twice.
+  if (bg_job_ != nullptr) s = compact_step(bg_job_, 0, lock, &done);
   int level = 0;
   while (s.is_ok() && !closing_) {
     std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
     if (!c) break;
     level = c->level + 1;  // the next step starts below this one (see pick_manual_all)
-    s = compact(std::move(c), lock);
+    auto job = std::make_unique<CompactionJob>(std::move(c), job_context());
+    s = compact_step(job, 0, lock, &done);
   }
   manual_compaction_ = false;
   maybe_schedule_work();

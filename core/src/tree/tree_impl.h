@@ -74,9 +74,12 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   void release_snapshot(SequenceNumber seq) { snapshots_.release(seq); }
   // The newest version of `key` at `snapshot`: *found false if none or deleted.
   Status get(std::string_view key, SequenceNumber snapshot, std::string* value, bool* found);
-  // An iterator over the tree at `snapshot`, user keys in [lower, upper).
+  // An iterator over the tree at `snapshot`, user keys in [lower, upper). Without `fill_cache`
+  // the blocks it reads are not added to the block cache (a one-off sweep, such as a count,
+  // would otherwise evict the blocks point reads keep hot).
   Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,
-                                                     std::string upper, bool keys_only);
+                                                     std::string upper, bool keys_only,
+                                                     bool fill_cache = true);
   // Validates, sequences and queues the transaction's writes (see commit/ and DESIGN.md §3).
   CommitFuture commit(const TransactionImpl& txn);
 
@@ -121,9 +124,12 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   void start_leader();
   // The context of a flush or compaction job. REQUIRES: mu_ held.
   JobContext job_context();
-  // Runs `c` without mu_ and records its result; on failure sets the sticky background error
-  // and returns it. REQUIRES: lock holds mu_ (released while the job runs).
-  Status compact(std::unique_ptr<Compaction> c, std::unique_lock<std::mutex>& lock);
+  // Runs a step of `job` (reading about `budget` input bytes; 0: to the end) without mu_. When
+  // the job is done, logs its edit and resets `job`; on failure sets the sticky background
+  // error, resets `job` (removing its outputs) and returns the error. *done tells whether the
+  // job finished. REQUIRES: lock holds mu_ (released while the step runs).
+  Status compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budget,
+                      std::unique_lock<std::mutex>& lock, bool* done);
   void run_leader();
   Status write_group(std::vector<std::shared_ptr<CommitRequest>>& group);
   Status make_room_for_write(bool force);
@@ -175,10 +181,12 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   bool flush_scheduled_ = false;
   bool compaction_scheduled_ = false;
   bool manual_compaction_ = false;
+  // A background compaction between two of its steps (Options::compaction_step_bytes).
+  std::unique_ptr<CompactionJob> bg_job_;
   bool closing_ = false;
   Status bg_error_;
   std::set<uint64_t> obsolete_tables_;
-  uint64_t flushes_ = 0, compactions_ = 0, stalls_ = 0;
+  uint64_t flushes_ = 0, compactions_ = 0, compaction_steps_ = 0, stalls_ = 0;
   // Written by the commit leader only; read by stats().
   std::atomic<uint64_t> commits_{0}, commit_groups_{0}, wal_syncs_{0};
 

@@ -285,6 +285,7 @@ TreeStats TreeImpl::stats() {
   }
   st.flushes = flushes_;
   st.compactions = compactions_;
+  st.compaction_steps = compaction_steps_;
   st.stalls = stalls_;
   st.block_cache_usage = block_cache_ ? block_cache_->usage() : 0;
   return st;
@@ -314,6 +315,7 @@ Status TreeImpl::close() {
     std::unique_lock<std::mutex> lock(mu_);
     closing_ = true;
     wait_for_background(lock);
+    bg_job_.reset();  // a compaction paused between steps: its outputs are removed
     fail_flush_waiters(lock, Status::closed("tree closed before the flush"));
   }
   wal_.reset();

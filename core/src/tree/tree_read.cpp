@@ -77,14 +77,16 @@ class PinnedIterator final : public UserIterator {
 
 Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snapshot,
                                                              std::string lower, std::string upper,
-                                                             bool keys_only) {
+                                                             bool keys_only, bool fill_cache) {
   SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
   std::vector<std::unique_ptr<InternalIterator>> children;
   children.reserve(2 + v->imms.size() + static_cast<size_t>(v->version->level_count()));
   children.push_back(v->mem->new_iterator());
   for (const auto& imm : v->imms) children.push_back(imm->new_iterator());
-  v->version->add_iterators(TableReadOptions{}, &children);
+  TableReadOptions read_options;
+  read_options.fill_cache = fill_cache;
+  v->version->add_iterators(read_options, &children);
   auto it = new_db_iterator(new_merging_iterator(std::move(children)), snapshot, std::move(lower),
                             std::move(upper), keys_only);
   return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it)));

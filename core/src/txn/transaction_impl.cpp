@@ -81,21 +81,23 @@ Result<std::optional<std::string>> TransactionImpl::get(std::string_view key) co
 
 Result<std::unique_ptr<UserIterator>> TransactionImpl::iterator(std::string_view start,
                                                                 std::string_view end,
-                                                                bool keys_only) const {
+                                                                bool keys_only,
+                                                                bool fill_cache) const {
   SKV_RETURN_IF_ERROR(check_readable());
   if (!start.empty() && !end.empty() && end < start) {
     return Status::invalid_argument("range end sorts before its start");
   }
   SKV_ASSIGN_OR_RETURN(
       std::unique_ptr<UserIterator> tree_it,
-      tree_->new_iterator(snapshot_, std::string(start), std::string(end), keys_only));
+      tree_->new_iterator(snapshot_, std::string(start), std::string(end), keys_only, fill_cache));
   if (writes_.empty()) return tree_it;
   return new_overlay_iterator(writes_.new_iterator(std::string(start), std::string(end)),
                               std::move(tree_it));
 }
 
 Result<uint64_t> TransactionImpl::count(std::string_view start, std::string_view end) const {
-  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, iterator(start, end, true));
+  // A count sweeps the range once: its blocks are not worth caching.
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, iterator(start, end, true, false));
   uint64_t n = 0;
   for (it->seek_first(); it->valid(); it->next()) ++n;
   SKV_RETURN_IF_ERROR(it->status());

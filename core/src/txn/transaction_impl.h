@@ -40,7 +40,7 @@ class TransactionImpl {
   Status del(std::string_view key);
   Result<std::optional<std::string>> get(std::string_view key) const;
   Result<std::unique_ptr<UserIterator>> iterator(std::string_view start, std::string_view end,
-                                                 bool keys_only) const;
+                                                 bool keys_only, bool fill_cache = true) const;
   Result<uint64_t> count(std::string_view start, std::string_view end) const;
   void set_durability(Durability d) { durability_ = d; }
   CommitFuture commit();
