@@ -45,6 +45,9 @@ if [[ $MODE != --wasm ]]; then
   JOBS=$JOBS tools/check-consumer.sh build
   stage "fuzzing (libFuzzer, short run; tools/fuzz.sh --seconds N for longer)"
   JOBS=$JOBS tools/fuzz.sh --seconds "${SKV_FUZZ_SECONDS:-15}"
+  stage "benchmark harnesses, smoke size (the full runs: tools/bench.sh, tools/bench.sh --micro)"
+  JOBS=$JOBS tools/bench.sh --smoke
+  build-bench/skv_microbench --benchmark_min_time=0.01 >/dev/null
 fi
 
 if [[ $MODE != --native ]]; then

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds and runs the native benchmarks (docs/benchmarks.md):
+#
+#   tools/bench.sh [skv_bench options]      the side-by-side run against RocksDB, LMDB, LevelDB
+#                                           and SQLite (build-bench/skv_bench --help lists them)
+#   tools/bench.sh --smoke                  a tiny run (N = 2,000, 4 clients) that checks the
+#                                           harness builds and works, as CI does
+#   tools/bench.sh --micro [gbench options] the Google Benchmark micro-benchmarks
+#                                           (build-bench/skv_microbench)
+#
+# Missing Debian packages are installed first (as root, or through sudo). The build is Release
+# (-O2 -g) in ./build-bench (BENCH_BUILD_DIR overrides it), with Ninja and ccache. JOBS sets the
+# build's parallelism (default 2).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+JOBS=${JOBS:-2}
+BUILD=${BENCH_BUILD_DIR:-build-bench}
+
+PACKAGES=(build-essential cmake ninja-build pkg-config ccache libzstd-dev libsodium-dev
+          librocksdb-dev liblmdb-dev libleveldb-dev libsqlite3-dev libxxhash-dev libbenchmark-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=()
+  [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
+  echo "[bench] installing: ${missing[*]}"
+  "${SUDO[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/.ccache}
+# Release at -O2, the level Debian builds the peer engines' libraries at, so that no engine gets
+# a better compiler setting than another; -g so that perf can name functions.
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSKV_BUILD_BENCH=ON \
+  "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -g -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -g -DNDEBUG" \
+  -DSKV_BUILD_TESTS=OFF -DSKV_INSTALL=OFF \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build "$BUILD" -j"$JOBS"
+
+case "${1:-}" in
+  --micro)
+    shift
+    if [[ ! -x "$BUILD/skv_microbench" ]]; then
+      echo "[bench] $BUILD/skv_microbench was not built" >&2
+      exit 1
+    fi
+    exec "$BUILD/skv_microbench" "$@"
+    ;;
+  --smoke)
+    shift
+    exec "$BUILD/skv_bench" --n 2000 --clients 4 --batch-rows 2000 --scan-repeats 10 \
+      --count-repeats 1 --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
+    ;;
+  *)
+    exec "$BUILD/skv_bench" "$@"
+    ;;
+esac

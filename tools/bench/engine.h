@@ -1,0 +1,85 @@
+// Engine: the operations the benchmark runs, implemented once per storage engine (skv, RocksDB,
+// LMDB, LevelDB, SQLite) over that engine's own API.
+//
+// Every single-row method is one transaction of its own, reads included; every *_batch method is
+// one transaction over all its rows. Failures throw BenchError: the harness runs each engine in a
+// child process and reports the message instead of that engine's figures.
+//
+// Thread safety: after open() and before close(), any method may be called from `clients`
+// threads at once; `worker` (0 .. clients-1) names the calling thread, so an engine may keep
+// per-thread state (SQLite keeps one connection per worker). Not copyable.
+
+#ifndef SKV_TOOLS_BENCH_ENGINE_H_
+#define SKV_TOOLS_BENCH_ENGINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace skv::bench {
+
+class BenchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EngineConfig {
+  std::string dir;                // a fresh, empty directory for this engine
+  bool sync = false;              // commits reach stable storage before they complete
+  size_t cache_bytes = 64 << 20;  // block cache (skv, RocksDB, LevelDB)
+  int clients = 1;                // threads that will call the engine
+  uint64_t expected_rows = 0;     // most rows alive at once plus headroom (sizes LMDB's map)
+};
+
+using Row = std::pair<std::string, std::string>;
+
+class Engine {
+ public:
+  Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  virtual ~Engine() = default;
+
+  // A display name ("RocksDB"), and what --sync on/off means for this engine, for the report.
+  virtual std::string name() const = 0;
+  virtual std::string durability() const = 0;
+
+  // Counters the engine keeps about the run (group commit, flushes, ...), one line, or empty.
+  virtual std::string counters() const { return ""; }
+
+  virtual void open(const EngineConfig& config) = 0;
+  virtual void close() = 0;
+
+  virtual void create(int worker, std::string_view key, std::string_view value) = 0;
+  // True if the key was found.
+  virtual bool read(int worker, std::string_view key) = 0;
+  virtual void update(int worker, std::string_view key, std::string_view value) = 0;
+  virtual void remove(int worker, std::string_view key) = 0;
+
+  virtual void create_batch(int worker, const std::vector<Row>& rows) = 0;
+  // The number of keys found.
+  virtual size_t read_batch(int worker, const std::vector<std::string>& keys) = 0;
+  virtual void update_batch(int worker, const std::vector<Row>& rows) = 0;
+  virtual void remove_batch(int worker, const std::vector<std::string>& keys) = 0;
+
+  // The number of keys in the database, by visiting them.
+  virtual uint64_t count_all(int worker) = 0;
+  // From the first key: steps over `skip` keys, then reads up to `limit` keys (and their values
+  // if `with_values`). Returns the number read after the skip.
+  virtual uint64_t scan(int worker, uint64_t skip, uint64_t limit, bool with_values) = 0;
+};
+
+std::unique_ptr<Engine> make_skv_engine();
+std::unique_ptr<Engine> make_rocksdb_engine();
+std::unique_ptr<Engine> make_lmdb_engine();
+std::unique_ptr<Engine> make_leveldb_engine();
+std::unique_ptr<Engine> make_sqlite_engine();
+
+}  // namespace skv::bench
+
+#endif  // SKV_TOOLS_BENCH_ENGINE_H_

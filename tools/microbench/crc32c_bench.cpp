@@ -1,0 +1,30 @@
+// CRC32C throughput: crc32c::value() over buffers of the sizes the engine checksums (a small WAL
+// record, a typical record, a 4 KiB block, a 64 KiB data block). Reports bytes per second; the
+// implementation is portable slicing-by-8, so this is the ceiling of every checksum check.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "bench_util.h"
+#include "util/crc32c.h"
+
+namespace skv::microbench {
+namespace {
+
+void BM_Crc32c(benchmark::State& state) {
+  std::mt19937_64 rng(kSeed);
+  const std::string data = make_value(rng, static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    uint32_t crc = crc32c::value(data.data(), data.size());
+    benchmark::DoNotOptimize(crc);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(data.size()));
+}
+BENCHMARK(BM_Crc32c)->ArgName("bytes")->Arg(64)->Arg(1024)->Arg(4096)->Arg(64 * 1024);
+
+}  // namespace
+}  // namespace skv::microbench

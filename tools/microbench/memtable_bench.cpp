@@ -1,0 +1,102 @@
+// MemTable insert and lookup (core/src/memtable): the skiplist over the arena that receives every
+// committed write and answers every read of recent data.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "memtable/memtable.h"
+
+namespace skv::microbench {
+namespace {
+
+// Entries a memtable holds before the insert benchmark starts a fresh one: about what a 64 MiB
+// memtable holds with ~840-byte values, so the skiplist depth matches a real one.
+constexpr size_t kInsertEntries = size_t{1} << 17;
+
+// MemTable::add of one version of a new key (26-byte key, value of `value_bytes`), keys in
+// random order. The memtable is replaced (untimed) every kInsertEntries inserts, so the figure is
+// the average over a memtable's life from empty to about 64 MiB.
+void BM_MemTableInsert(benchmark::State& state) {
+  const std::vector<std::string> keys = make_keys(0, kInsertEntries);
+  std::mt19937_64 rng(kSeed);
+  const std::string value = make_value(rng, static_cast<size_t>(state.range(0)));
+  auto mem = std::make_unique<MemTable>();
+  size_t next = 0;
+  SequenceNumber seq = 1;
+  for (auto _ : state) {
+    if (next == keys.size()) {
+      state.PauseTiming();
+      mem = std::make_unique<MemTable>();
+      next = 0;
+      state.ResumeTiming();
+    }
+    mem->add(seq, ValueKind::Value, keys[next++], value, seq);
+    ++seq;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(kKeySize + value.size()));
+}
+BENCHMARK(BM_MemTableInsert)->ArgName("value_bytes")->Arg(100)->Arg(840);
+
+// A memtable of `entries` keys with 100-byte values, built once per size and shared by the runs.
+struct FilledMemTable {
+  std::vector<std::string> keys;  // present, in insertion (random) order
+  std::vector<std::string> absent;
+  std::unique_ptr<MemTable> mem;
+};
+
+const FilledMemTable& filled_memtable(size_t entries) {
+  static std::vector<std::pair<size_t, std::unique_ptr<FilledMemTable>>> cache;
+  for (const auto& [n, f] : cache) {
+    if (n == entries) return *f;
+  }
+  auto f = std::make_unique<FilledMemTable>();
+  f->keys = make_keys(0, entries);
+  f->absent = make_keys(entries, entries);
+  f->mem = std::make_unique<MemTable>();
+  std::mt19937_64 rng(kSeed);
+  const std::string value = make_value(rng, 100);
+  SequenceNumber seq = 1;
+  for (const std::string& k : f->keys) {
+    f->mem->add(seq, ValueKind::Value, k, value, seq);
+    ++seq;
+  }
+  cache.emplace_back(entries, std::move(f));
+  return *cache.back().second;
+}
+
+// MemTable::get of one key at the latest snapshot in a memtable of `entries` keys, keys visited
+// in a shuffled order. hit=1 looks up present keys, hit=0 keys that are absent (the full
+// skiplist descent, no match).
+void BM_MemTableGet(benchmark::State& state) {
+  const FilledMemTable& f = filled_memtable(static_cast<size_t>(state.range(0)));
+  const bool hit = state.range(1) != 0;
+  const std::vector<std::string>& probe = hit ? f.keys : f.absent;
+  const std::vector<uint32_t> order = shuffled_indices(probe.size(), kSeed + 1);
+  size_t i = 0;
+  size_t found = 0;
+  for (auto _ : state) {
+    MemTable::GetResult r;
+    found += f.mem->get(probe[order[i]], kMaxSequenceNumber, &r) ? 1 : 0;
+    benchmark::DoNotOptimize(r);
+    if (++i == order.size()) i = 0;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.counters["found_ratio"] =
+      static_cast<double>(found) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_MemTableGet)
+    ->ArgNames({"entries", "hit"})
+    ->Args({100000, 1})
+    ->Args({100000, 0})
+    ->Args({1000000, 1});
+
+}  // namespace
+}  // namespace skv::microbench
