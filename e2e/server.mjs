@@ -18,7 +18,8 @@ const TYPES = {
   '.css': 'text/css',
 };
 
-export function startServer({ port = 0, root = ROOT } = {}) {
+// `headers` are added to every response (the benchmark adds cross-origin isolation).
+export function startServer({ port = 0, root = ROOT, headers = {} } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     const file = path.join(root, decodeURIComponent(url.pathname));
@@ -34,6 +35,7 @@ export function startServer({ port = 0, root = ROOT } = {}) {
       res.writeHead(200, {
         'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream',
         'Cache-Control': 'no-store',
+        ...headers,
       });
       res.end(data);
     });
