@@ -19,18 +19,7 @@ BUILD=${BENCH_BUILD_DIR:-build-bench}
 
 PACKAGES=(build-essential cmake ninja-build pkg-config ccache libzstd-dev libsodium-dev
           librocksdb-dev liblmdb-dev libleveldb-dev libsqlite3-dev libxxhash-dev libbenchmark-dev)
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=()
-  [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
-  echo "[bench] installing: ${missing[*]}"
-  "${SUDO[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
+"$ROOT/tools/install-packages.sh" bench "${PACKAGES[@]}"
 
 export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build/.ccache}
 # Release at -O2, the level Debian builds the peer engines' libraries at, so that no engine gets

@@ -17,20 +17,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
           emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14
           chromium)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=()
-  [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
-  echo "[setup] installing: ${missing[*]}"
-  "${SUDO[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-else
-  echo "[setup] every package is installed"
-fi
+"$ROOT/tools/install-packages.sh" setup "${PACKAGES[@]}"
 
 [[ -n "${SKV_SETUP_NO_BUILD:-}" ]] && exit 0
 cd "$ROOT"
