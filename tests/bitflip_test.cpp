@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "support/tree_fixture.h"
+#include "util/status_macros.h"
 
 using namespace skv;
 using namespace skv::testing;
@@ -275,7 +276,7 @@ std::optional<Entries> scan(const Tree& tree, bool forward, Trial* t, const char
   }
   Entries out;
   Status s = forward ? it->seek_first() : it->seek_last();
-  while (s.is_ok() && it->valid()) {
+  while (s.ok() && it->valid()) {
     Result<std::string_view> v = it->value();
     if (!v.ok()) {
       s = v.status();
@@ -284,7 +285,7 @@ std::optional<Entries> scan(const Tree& tree, bool forward, Trial* t, const char
     out.emplace_back(std::string(it->key()), std::string(*v));
     s = forward ? it->next() : it->prev();
   }
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     t->check_error(what, s);
     return std::nullopt;
   }

@@ -33,12 +33,12 @@ class StringReader final : public ObjectReader {
                  std::string_view* result) const override {
     if (offset >= data_.size()) {
       *result = {};
-      return Status::ok();
+      return Status::OK();
     }
     n = std::min<size_t>(n, data_.size() - offset);
     std::memcpy(scratch, data_.data() + offset, n);
     *result = std::string_view(scratch, n);
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -114,7 +114,7 @@ TEST_CASE("block round-trips random keys and matches a map model", "[block]") {
     CHECK(it.key() == rpos->first);
   }
   CHECK(rpos == m.rend());
-  CHECK(it.status().is_ok());
+  CHECK(it.status().ok());
 
   // Random seeks followed by random walks with direction switches.
   for (int round = 0; round < 300; ++round) {
@@ -140,7 +140,7 @@ TEST_CASE("block round-trips random keys and matches a map model", "[block]") {
       expect_at(it, m, want);
     }
   }
-  CHECK(it.status().is_ok());
+  CHECK(it.status().ok());
 }
 
 TEST_CASE("an empty block has no entries", "[block]") {
@@ -155,7 +155,7 @@ TEST_CASE("an empty block has no entries", "[block]") {
   CHECK_FALSE(it.valid());
   it.seek(make_internal_key("x", 1, ValueKind::Value, 0));
   CHECK_FALSE(it.valid());
-  CHECK(it.status().is_ok());
+  CHECK(it.status().ok());
 }
 
 TEST_CASE("block builder shares prefixes and restarts every interval", "[block]") {
@@ -311,7 +311,7 @@ TEST_CASE("random garbage in a block never crashes the iterator", "[block][corru
     for (it.seek_first(); it.valid() && steps < 1000; it.next()) ++steps;
     for (it.seek_last(); it.valid() && steps < 2000; it.prev()) ++steps;
     it.seek(random_target(rng, m));
-    CHECK((it.status().is_ok() || it.status().is_corruption()));
+    CHECK((it.status().ok() || it.status().is_corruption()));
   }
 }
 
@@ -410,7 +410,7 @@ TEST_CASE("block handles and footers round-trip", "[block][format]") {
   encode_table_footer(f, &enc);
   REQUIRE(enc.size() == kTableFooterSize);
   TableFooter g;
-  REQUIRE(decode_table_footer(enc, kFile, 5000, &g).is_ok());
+  REQUIRE(decode_table_footer(enc, kFile, 5000, &g).ok());
   CHECK(g.index.offset == 1000);
   CHECK(g.filter.size == 95);
   CHECK(g.properties.offset == 1025);

@@ -229,10 +229,10 @@ TEST_CASE("visibility follows sequence order under concurrent commits", "[pipeli
       for (int n = 0; n < kCommits; ++n) {
         Result<Transaction> tx = tree.begin();
         Status s = tx.status();
-        if (s.is_ok()) s = tx->set("w" + std::to_string(w), std::to_string(n));
-        if (s.is_ok()) s = tx->set("log/" + std::to_string(w) + "/" + std::to_string(n), "x");
-        if (s.is_ok()) s = tx->commit().wait();
-        if (!s.is_ok()) write_errors.fetch_add(1);
+        if (s.ok()) s = tx->set("w" + std::to_string(w), std::to_string(n));
+        if (s.ok()) s = tx->set("log/" + std::to_string(w) + "/" + std::to_string(n), "x");
+        if (s.ok()) s = tx->commit().wait();
+        if (!s.ok()) write_errors.fetch_add(1);
       }
     });
   }

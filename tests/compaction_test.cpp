@@ -62,7 +62,7 @@ RawEntries scan_raw(InternalIterator* it) {
     REQUIRE(parse_internal_key(it->key(), &p));
     out.emplace_back(std::string(p.user_key), p.sequence, p.kind);
   }
-  REQUIRE(it->status().is_ok());
+  REQUIRE(it->status().ok());
   return out;
 }
 
@@ -92,7 +92,7 @@ struct Fixture {
     cache = std::make_unique<BlockCache>(1 << 20);
     tables = std::make_unique<TableCache>(storage.get(), cache.get(), 8);
     vset = std::make_unique<VersionSet>(storage.get(), options, tables.get());
-    REQUIRE(vset->create_new().is_ok());
+    REQUIRE(vset->create_new().ok());
   }
 
   JobContext ctx() {
@@ -122,11 +122,11 @@ struct Fixture {
     }
     auto it = mem.new_iterator();
     FileMetaData meta;
-    REQUIRE(write_level0_table(it.get(), ctx(), vset->current().get(), &meta).is_ok());
+    REQUIRE(write_level0_table(it.get(), ctx(), vset->current().get(), &meta).ok());
     VersionEdit e;
     if (meta.num_entries > 0) e.add_file(level, meta);
     vset->set_last_sequence(seq);
-    REQUIRE(vset->log_and_apply(&e).is_ok());
+    REQUIRE(vset->log_and_apply(&e).ok());
     return meta;
   }
 
@@ -134,8 +134,8 @@ struct Fixture {
     VersionEdit e;
     Status s = run_compaction(c, ctx(), &e, out);
     INFO(s.to_string());
-    REQUIRE(s.is_ok());
-    REQUIRE(vset->log_and_apply(&e).is_ok());
+    REQUIRE(s.ok());
+    REQUIRE(vset->log_and_apply(&e).ok());
     check_shape();
   }
 
@@ -184,7 +184,7 @@ struct Fixture {
       bool found = false;
       Status s = v->get(k, snap, &r, &found);
       INFO("key " << k << " snapshot " << snap << " " << s.to_string());
-      REQUIRE(s.is_ok());
+      REQUIRE(s.ok());
       REQUIRE(found == r.found);
       const ModelEntry* want = model_get(model, k, snap);
       bool want_live = want != nullptr && want->kind == ValueKind::Value;
@@ -211,7 +211,7 @@ struct Fixture {
       have_last = true;
       if (p.kind == ValueKind::Value) got.emplace_back(last, std::string(it->value()));
     }
-    REQUIRE(it->status().is_ok());
+    REQUIRE(it->status().ok());
     std::vector<std::pair<std::string, std::string>> want;
     for (const auto& [k, versions] : model) {
       const ModelEntry* e = model_get(model, k, snap);
@@ -227,7 +227,7 @@ struct Fixture {
       REQUIRE(parse_internal_key(it->key(), &p));
       bwd.emplace_back(std::string(p.user_key), p.sequence, p.kind);
     }
-    REQUIRE(it->status().is_ok());
+    REQUIRE(it->status().ok());
     std::reverse(bwd.begin(), bwd.end());
     REQUIRE(fwd == bwd);
   }
@@ -348,7 +348,7 @@ TEST_CASE("garbage collection keeps exactly the versions some snapshot sees", "[
   auto it = mem.new_iterator();
   SortedRunOutput out;
   REQUIRE(write_sorted_run(it.get(), f.ctx(), bottommost ? nullptr : &deeper, 1, UINT64_MAX, &out)
-              .is_ok());
+              .ok());
 
   // Expected: the union over readers (each snapshot and "latest") of the version each sees,
   // minus, at the bottom, the tombstones the oldest reader sees.
@@ -379,7 +379,7 @@ TEST_CASE("garbage collection keeps exactly the versions some snapshot sees", "[
   VersionEdit e;
   for (const auto& meta : out.files) e.add_file(0, meta);
   f.vset->set_last_sequence(f.seq);
-  REQUIRE(f.vset->log_and_apply(&e).is_ok());
+  REQUIRE(f.vset->log_and_apply(&e).ok());
   for (SequenceNumber s : readers) f.check_reads(std::min(s, f.seq));
 }
 
@@ -408,10 +408,10 @@ TEST_CASE("tombstones are dropped only where nothing lies below", "[compaction]"
   f.check_reads(f.seq);
   Table::GetResult r;
   bool found = false;
-  REQUIRE(f.vset->current()->get("k", f.seq, &r, &found).is_ok());
+  REQUIRE(f.vset->current()->get("k", f.seq, &r, &found).ok());
   REQUIRE(found);
   REQUIRE(r.kind == ValueKind::Delete);
-  REQUIRE(f.vset->current()->get("k", 1, &r, &found).is_ok());  // the old snapshot view
+  REQUIRE(f.vset->current()->get("k", 1, &r, &found).ok());  // the old snapshot view
   REQUIRE(found);
   REQUIRE(r.value == "old");
 
@@ -497,7 +497,7 @@ TEST_CASE("a missing table is an error for reads, scans and compactions", "[comp
   Fixture f;
   FileMetaData a = f.flush({{"a", ValueKind::Value, "1"}, {"b", ValueKind::Value, "2"}});
   f.flush({{"c", ValueKind::Value, "3"}});
-  REQUIRE(f.storage->objects().remove(table_file_name(a.number)).is_ok());
+  REQUIRE(f.storage->objects().remove(table_file_name(a.number)).ok());
   f.tables->evict(a.number);
 
   Table::GetResult r;
@@ -512,13 +512,13 @@ TEST_CASE("a missing table is an error for reads, scans and compactions", "[comp
   auto it = new_merging_iterator(std::move(children));
   it->seek_first();
   while (it->valid()) it->next();
-  REQUIRE(!it->status().is_ok());
+  REQUIRE(!it->status().ok());
 
   const auto before = f.object_names();
   auto c = pick_manual_all(*f.vset, 0);
   REQUIRE(c != nullptr);
   VersionEdit e;
-  REQUIRE(!run_compaction(*c, f.ctx(), &e).is_ok());
+  REQUIRE(!run_compaction(*c, f.ctx(), &e).ok());
   REQUIRE(f.object_names() == before);  // no output left behind
 }
 

@@ -153,7 +153,7 @@ TEST_CASE("db iterator shows the newest visible live version per key", "[iterato
       CHECK(it->value() == model[i].second);
     }
     REQUIRE(i == 0);
-    REQUIRE(it->status().is_ok());
+    REQUIRE(it->status().ok());
 
     // Random walk with seeks and direction switches.
     auto walk = make(seed % 2 == 0);

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "support/tree_fixture.h"
+#include "util/status_macros.h"
 
 extern char** environ;
 
@@ -171,11 +172,11 @@ void child_send(int fd, uint32_t kind, uint64_t id) {
     Result<Transaction> tx = tree.begin();
     if (!tx.ok()) child_fail("begin", tx.status());
     Status s = write_commit(*tx, id);
-    if (!s.is_ok()) child_fail("write", s);
+    if (!s.ok()) child_fail("write", s);
     const bool immediate = !rng.one_in(4);
     tx->set_durability(immediate ? Durability::Immediate : Durability::Eventual);
     s = tx->commit().wait();
-    if (!s.is_ok()) child_fail("commit", s);
+    if (!s.ok()) child_fail("commit", s);
     child_send(fd, immediate ? kImmediate : kEventual, id);
     if (id % 32 == 0) {
       TreeStats st = tree.stats();
@@ -303,7 +304,7 @@ Entries scan(const Tree& tree, bool forward) {
   REQUIRE(it.ok());
   Entries out;
   Status s = forward ? it->seek_first() : it->seek_last();
-  while (s.is_ok() && it->valid()) {
+  while (s.ok() && it->valid()) {
     Result<std::string_view> v = it->value();
     require_ok(v.status());
     out.emplace_back(std::string(it->key()), std::string(*v));

@@ -23,22 +23,22 @@ std::unique_ptr<LogFile> create_log(Storage& s, const std::string& name, std::st
                                     bool sync) {
   auto f = s.logs().create(name);
   REQUIRE(f.ok());
-  if (!data.empty()) REQUIRE((*f)->append(data).is_ok());
-  if (sync) REQUIRE((*f)->sync().is_ok());
+  if (!data.empty()) REQUIRE((*f)->append(data).ok());
+  if (sync) REQUIRE((*f)->sync().ok());
   return std::move(*f);
 }
 
 void write_object(Storage& s, const std::string& name, std::string_view data) {
   auto w = s.objects().create(name);
   REQUIRE(w.ok());
-  REQUIRE((*w)->append(data).is_ok());
-  REQUIRE((*w)->finish().is_ok());
+  REQUIRE((*w)->append(data).ok());
+  REQUIRE((*w)->finish().ok());
 }
 
 std::string read_all(const LogFile& f) {
   std::string scratch(f.size() + 8, '\0');
   std::string_view got;
-  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).ok());
   return std::string(got);
 }
 
@@ -61,27 +61,27 @@ TEST_CASE("log files round trip", "[memory]") {
   auto s = open_db(p, "db/");  // trailing '/' ignored
   CHECK(s->location() == "mem:db");
   auto f = create_log(*s, "000001.wal", "hello ", false);
-  REQUIRE(f->append("world").is_ok());
+  REQUIRE(f->append("world").ok());
   CHECK(f->size() == 11);
   CHECK(f->name() == "000001.wal");
 
   char scratch[16];
   std::string_view got;
-  REQUIRE(f->read_at(6, 16, scratch, &got).is_ok());
+  REQUIRE(f->read_at(6, 16, scratch, &got).ok());
   CHECK(got == "world");
-  REQUIRE(f->read_at(11, 4, scratch, &got).is_ok());
+  REQUIRE(f->read_at(11, 4, scratch, &got).ok());
   CHECK(got.empty());
-  REQUIRE(f->read_at(100, 4, scratch, &got).is_ok());
+  REQUIRE(f->read_at(100, 4, scratch, &got).ok());
   CHECK(got.empty());
 
   auto again = s->logs().open("000001.wal");
   REQUIRE(again.ok());
-  REQUIRE((*again)->append("!").is_ok());
+  REQUIRE((*again)->append("!").ok());
   CHECK(read_all(*f) == "hello world!");
   CHECK(*p.read_file("db", "000001.wal") == "hello world!");
 
-  REQUIRE(f->close().is_ok());
-  REQUIRE(f->close().is_ok());
+  REQUIRE(f->close().ok());
+  REQUIRE(f->close().ok());
   CHECK(f->append("x").code() == Code::IO);
 
   // create() replaces an existing file.
@@ -89,7 +89,7 @@ TEST_CASE("log files round trip", "[memory]") {
   CHECK(fresh->size() == 0);
   CHECK(s->logs().open("missing.wal").status().code() == Code::NotFound);
   CHECK(s->logs().create("a/b").status().code() == Code::InvalidArgument);
-  REQUIRE(s->logs().remove("000001.wal").is_ok());
+  REQUIRE(s->logs().remove("000001.wal").ok());
   Status st = s->logs().remove("000001.wal");
   CHECK(st.code() == Code::NotFound);
   CHECK(st.message().find("mem:db/000001.wal") != std::string::npos);
@@ -100,11 +100,11 @@ TEST_CASE("objects round trip", "[memory]") {
   auto s = open_db(p);
   auto w = s->objects().create("000005.sst");
   REQUIRE(w.ok());
-  REQUIRE((*w)->append("abc").is_ok());
-  REQUIRE((*w)->append("defg").is_ok());
+  REQUIRE((*w)->append("abc").ok());
+  REQUIRE((*w)->append("defg").ok());
   CHECK((*w)->size() == 7);
   CHECK(s->objects().open("000005.sst").status().code() == Code::InvalidArgument);
-  REQUIRE((*w)->finish().is_ok());
+  REQUIRE((*w)->finish().ok());
   CHECK((*w)->append("x").code() == Code::InvalidArgument);
 
   auto r = s->objects().open("000005.sst");
@@ -112,22 +112,22 @@ TEST_CASE("objects round trip", "[memory]") {
   CHECK((*r)->size() == 7);
   char scratch[8];
   std::string_view got;
-  REQUIRE((*r)->read_at(2, 8, scratch, &got).is_ok());
+  REQUIRE((*r)->read_at(2, 8, scratch, &got).ok());
   CHECK(got == "cdefg");
   CHECK(s->objects().create("000005.sst").status().code() == Code::InvalidArgument);
 
   {  // a writer destroyed without finish() aborts: the name goes away
     auto dropped = s->objects().create("000006.sst");
     REQUIRE(dropped.ok());
-    REQUIRE((*dropped)->append("zz").is_ok());
+    REQUIRE((*dropped)->append("zz").ok());
   }
   CHECK(s->objects().open("000006.sst").status().code() == Code::NotFound);
   CHECK(p.total_bytes("db") == 7);
 
-  REQUIRE(s->objects().remove("000005.sst").is_ok());
+  REQUIRE(s->objects().remove("000005.sst").ok());
   CHECK(s->objects().open("000005.sst").status().code() == Code::NotFound);
   // An open reader keeps its bytes, as an unlinked file would.
-  REQUIRE((*r)->read_at(0, 3, scratch, &got).is_ok());
+  REQUIRE((*r)->read_at(0, 3, scratch, &got).ok());
   CHECK(got == "abc");
 }
 
@@ -138,13 +138,13 @@ TEST_CASE("list follows the name rule and hides pointers", "[memory]") {
     create_log(*s, name, "x", false);
   }
   write_object(*s, "000003.sst", "t");
-  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000002\n").is_ok());
+  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000002\n").ok());
   CHECK(sorted(s->logs().list()) ==
         std::vector<std::string>{"000001.wal", "9.tmp", "MANIFEST-000002"});
   CHECK(sorted(s->objects().list()) == std::vector<std::string>{"000003.sst"});
 
   CHECK(*s->read_pointer("CURRENT") == "MANIFEST-000002\n");
-  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000007\n").is_ok());
+  REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000007\n").ok());
   CHECK(*s->read_pointer("CURRENT") == "MANIFEST-000007\n");
   CHECK(s->read_pointer("OTHER").status().code() == Code::NotFound);
   // Six one-byte files, one object byte and a 16-byte pointer.
@@ -169,7 +169,7 @@ TEST_CASE("the lock is exclusive and released with the Storage", "[memory]") {
   REQUIRE(again.ok());
   CHECK(*p.read_file("db", "000001.wal") == "kept");
   again->reset();
-  REQUIRE(p.remove_database("db").is_ok());
+  REQUIRE(p.remove_database("db").ok());
   CHECK_FALSE(p.database_exists("db"));
   CHECK(p.remove_database("db").code() == Code::NotFound);
   CHECK(p.open_storage("db", false).status().code() == Code::NotFound);
@@ -181,8 +181,8 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
 
   SECTION("unsynced bytes are dropped") {
     auto f = create_log(*s, "000001.wal", "abc", true);
-    REQUIRE(f->append("def").is_ok());
-    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE(f->append("def").ok());
+    REQUIRE(s->sync_dir().ok());
     p.crash(1, false);
     auto s2 = open_db(p);
     CHECK(file_or_empty(p, "000001.wal") == "abc");
@@ -191,7 +191,7 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
   SECTION("names created without sync_dir vanish, pointers stay") {
     create_log(*s, "000001.wal", "abc", true);
     write_object(*s, "000002.sst", "table");
-    REQUIRE(s->write_pointer("CURRENT", "x").is_ok());
+    REQUIRE(s->write_pointer("CURRENT", "x").ok());
     p.crash(1, false);
     auto s2 = open_db(p);
     CHECK(sorted(s2->logs().list()).empty());
@@ -202,9 +202,9 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
   SECTION("removed files come back with their durable bytes") {
     create_log(*s, "000001.wal", "abc", true);
     write_object(*s, "000002.sst", "table");
-    REQUIRE(s->sync_dir().is_ok());
-    REQUIRE(s->logs().remove("000001.wal").is_ok());
-    REQUIRE(s->objects().remove("000002.sst").is_ok());
+    REQUIRE(s->sync_dir().ok());
+    REQUIRE(s->logs().remove("000001.wal").ok());
+    REQUIRE(s->objects().remove("000002.sst").ok());
     p.crash(1, false);
     auto s2 = open_db(p);
     CHECK(file_or_empty(p, "000001.wal") == "abc");
@@ -214,7 +214,7 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
   }
   SECTION("a file created again since sync_dir reverts to the older one") {
     create_log(*s, "000001.wal", "old", true);
-    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE(s->sync_dir().ok());
     create_log(*s, "000001.wal", "new", true);
     auto infos = p.list_files("db");
     REQUIRE(infos.ok());
@@ -226,14 +226,14 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
   SECTION("a truncate since the last sync reverts") {
     auto f = create_log(*s, "000001.wal", "hello world", true);
     create_log(*s, "000002.wal", "hello world", true);
-    REQUIRE(s->sync_dir().is_ok());
-    REQUIRE(f->truncate(5).is_ok());
-    REQUIRE(f->append("!!").is_ok());
+    REQUIRE(s->sync_dir().ok());
+    REQUIRE(f->truncate(5).ok());
+    REQUIRE(f->append("!!").ok());
     CHECK(read_all(*f) == "hello!!");
     auto second = s->logs().open("000002.wal");
     REQUIRE(second.ok());
-    REQUIRE((*second)->truncate(5).is_ok());
-    REQUIRE((*second)->sync().is_ok());
+    REQUIRE((*second)->truncate(5).ok());
+    REQUIRE((*second)->sync().ok());
     CHECK((*second)->truncate(6).code() == Code::InvalidArgument);
     p.crash(1, true);
     CHECK(file_or_empty(p, "000001.wal") == "hello world");
@@ -242,8 +242,8 @@ TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
   SECTION("an unfinished object whose name was synced survives as a finished one") {
     auto w = s->objects().create("000004.sst");
     REQUIRE(w.ok());
-    REQUIRE((*w)->append("partial").is_ok());
-    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE((*w)->append("partial").ok());
+    REQUIRE(s->sync_dir().ok());
     p.crash(1, false);
     auto s2 = open_db(p);
     auto r = s2->objects().open("000004.sst");
@@ -259,10 +259,10 @@ TEST_CASE("torn tails replay from the seed", "[memory][crash]") {
     MemoryPlatform p;
     auto s = open_db(p);
     auto a = create_log(*s, "000001.wal", synced, true);
-    REQUIRE(a->append(tail).is_ok());
+    REQUIRE(a->append(tail).ok());
     auto b = create_log(*s, "000002.wal", synced, true);
-    REQUIRE(b->append(tail).is_ok());
-    REQUIRE(s->sync_dir().is_ok());
+    REQUIRE(b->append(tail).ok());
+    REQUIRE(s->sync_dir().ok());
     p.crash(seed, true);
     return std::make_pair(*p.read_file("db", "000001.wal"), *p.read_file("db", "000002.wal"));
   };
@@ -285,7 +285,7 @@ TEST_CASE("handles from before a crash fail and change nothing", "[memory][crash
   auto old = open_db(p);
   auto f = create_log(*old, "000001.wal", "abc", true);
   write_object(*old, "000002.sst", "table");
-  REQUIRE(old->sync_dir().is_ok());
+  REQUIRE(old->sync_dir().ok());
   auto reader = old->objects().open("000002.sst");
   REQUIRE(reader.ok());
   auto writer = old->objects().create("000003.sst");
@@ -327,12 +327,12 @@ TEST_CASE("fault rules", "[memory][faults]") {
   SECTION("nth_call fails one call, which changes nothing") {
     p.set_fault_policy(FaultPolicy{{FaultRule::nth_call(FaultOp::Write, 2)}, 0});
     uint64_t writes_before = p.call_count(FaultOp::Write);
-    REQUIRE(f->append("a").is_ok());
+    REQUIRE(f->append("a").ok());
     Status st = f->append("b");
     CHECK(st.code() == Code::IO);
     CHECK(st.message().find("mem:db/000001.wal") != std::string::npos);
     CHECK(f->size() == 1);
-    REQUIRE(f->append("c").is_ok());
+    REQUIRE(f->append("c").ok());
     CHECK(read_all(*f) == "ac");
     CHECK(p.faults_injected() == 1);
     CHECK(p.call_count(FaultOp::Write) == writes_before + 3);
@@ -342,7 +342,7 @@ TEST_CASE("fault rules", "[memory][faults]") {
     for (int i = 0; i < 3; ++i) CHECK(s->sync_dir().code() == Code::Quota);
     CHECK(p.faults_injected() == 3);
     p.clear_faults();
-    CHECK(s->sync_dir().is_ok());
+    CHECK(s->sync_dir().ok());
     CHECK(p.call_count(FaultOp::SyncDir) == 4);
   }
   SECTION("nth and times bound a run of failures") {
@@ -350,7 +350,7 @@ TEST_CASE("fault rules", "[memory][faults]") {
     rule.times = 2;
     p.set_fault_policy(FaultPolicy{{rule}, 0});
     std::vector<bool> ok;
-    for (int i = 0; i < 5; ++i) ok.push_back(f->sync().is_ok());
+    for (int i = 0; i < 5; ++i) ok.push_back(f->sync().ok());
     CHECK(ok == std::vector<bool>{true, false, false, true, true});
   }
   SECTION("target_contains picks the files") {
@@ -375,7 +375,7 @@ TEST_CASE("fault rules", "[memory][faults]") {
                                    0});
     CHECK(f->append("a").code() == Code::Quota);
     CHECK(f->append("a").code() == Code::IO);  // the second rule counted the first call
-    CHECK(f->append("a").is_ok());
+    CHECK(f->append("a").ok());
 
     // Both rules match call 1; the second, not having fired then, keeps its two failures.
     FaultRule twice = FaultRule::nth_call(FaultOp::Write, 1, Code::IO);
@@ -385,7 +385,7 @@ TEST_CASE("fault rules", "[memory][faults]") {
     CHECK(f->append("a").code() == Code::Quota);
     CHECK(f->append("a").code() == Code::IO);
     CHECK(f->append("a").code() == Code::IO);
-    CHECK(f->append("a").is_ok());
+    CHECK(f->append("a").ok());
     CHECK(read_all(*f) == "aa");
     CHECK(p.faults_injected() == 5);
   }
@@ -397,7 +397,7 @@ TEST_CASE("fault rules", "[memory][faults]") {
       std::string out;
       char scratch[4];
       std::string_view got;
-      for (int i = 0; i < 120; ++i) out += f->read_at(0, 4, scratch, &got).is_ok() ? '.' : 'X';
+      for (int i = 0; i < 120; ++i) out += f->read_at(0, 4, scratch, &got).ok() ? '.' : 'X';
       return out;
     };
     std::string a = pattern(42);
@@ -420,20 +420,20 @@ TEST_CASE("quota fails appends and pointer writes, leaving the file unchanged", 
   CHECK(*p.read_file("db", "000001.wal") == "12345678");
   CHECK(s->write_pointer("CURRENT", "abc").code() == Code::Quota);
   CHECK(s->read_pointer("CURRENT").status().code() == Code::NotFound);
-  REQUIRE(s->write_pointer("CURRENT", "ab").is_ok());
+  REQUIRE(s->write_pointer("CURRENT", "ab").ok());
   CHECK(p.total_bytes("db") == 10);
 
   auto w = s->objects().create("000002.sst");
   REQUIRE(w.ok());
   CHECK((*w)->append("x").code() == Code::Quota);
-  REQUIRE(s->logs().remove("000001.wal").is_ok());  // frees its bytes
-  CHECK((*w)->append("x").is_ok());
+  REQUIRE(s->logs().remove("000001.wal").ok());  // frees its bytes
+  CHECK((*w)->append("x").ok());
 
   p.set_quota("db", 1);  // bytes already stored stay
   CHECK(p.total_bytes("db") == 3);
   CHECK((*w)->append("y").code() == Code::Quota);
   p.set_quota("db", MemoryPlatform::kNoQuota);
-  CHECK((*w)->append(std::string(1000, 'y')).is_ok());
+  CHECK((*w)->append(std::string(1000, 'y')).ok());
   CHECK(p.total_bytes() == 1003);
 }
 
@@ -441,9 +441,9 @@ TEST_CASE("corruption helpers edit files durably", "[memory]") {
   MemoryPlatform p;
   auto s = open_db(p);
   auto f = create_log(*s, "000001.wal", "abcdef", true);
-  REQUIRE(f->append("gh").is_ok());
+  REQUIRE(f->append("gh").ok());
   write_object(*s, "000002.sst", "table");
-  REQUIRE(s->sync_dir().is_ok());
+  REQUIRE(s->sync_dir().ok());
   auto w = s->objects().create("000003.sst");
   REQUIRE(w.ok());
 
@@ -462,18 +462,18 @@ TEST_CASE("corruption helpers edit files durably", "[memory]") {
   CHECK_FALSE((*infos)[2].finished);
   CHECK(p.list_files("nope").status().code() == Code::NotFound);
 
-  REQUIRE(p.flip_byte("db", "000001.wal", 0).is_ok());
-  REQUIRE(p.flip_byte("db", "000001.wal", 1, 0xff).is_ok());
+  REQUIRE(p.flip_byte("db", "000001.wal", 0).ok());
+  REQUIRE(p.flip_byte("db", "000001.wal", 1, 0xff).ok());
   CHECK(*p.read_file("db", "000001.wal") == std::string("`") + char(~'b') + "cdefgh");
   CHECK(read_all(*f) == *p.read_file("db", "000001.wal"));
-  REQUIRE(p.overwrite_file("db", "000002.sst", 1, "XY").is_ok());
+  REQUIRE(p.overwrite_file("db", "000002.sst", 1, "XY").ok());
   CHECK(p.overwrite_file("db", "000002.sst", 4, "XY").code() == Code::InvalidArgument);
   CHECK(p.overwrite_file("db", "000002.sst", 9, "").code() == Code::InvalidArgument);
   CHECK(p.flip_byte("db", "000002.sst", 5).code() == Code::InvalidArgument);
   CHECK(p.flip_byte("db", "missing", 0).code() == Code::NotFound);
   CHECK(p.read_file("db", "missing").status().code() == Code::NotFound);
   CHECK(p.truncate_file("db", "000002.sst", 6).code() == Code::InvalidArgument);
-  REQUIRE(p.truncate_file("db", "000002.sst", 4).is_ok());
+  REQUIRE(p.truncate_file("db", "000002.sst", 4).ok());
   CHECK(p.total_bytes("db") == 12);
 
   p.crash(9, false);

@@ -37,7 +37,7 @@ const Model::value_type* model_get(const Model& m, std::string_view user_key, Se
 }
 
 void check_at(const InternalIterator& it, const Model& m, Model::const_iterator pos) {
-  REQUIRE(it.status().is_ok());
+  REQUIRE(it.status().ok());
   if (pos == m.end()) {
     CHECK_FALSE(it.valid());
   } else {
@@ -65,7 +65,7 @@ TEST_CASE("a new memtable is empty", "[memtable]") {
   CHECK_FALSE(it->valid());
   it->seek_last();
   CHECK_FALSE(it->valid());
-  CHECK(it->status().is_ok());
+  CHECK(it->status().ok());
 }
 
 TEST_CASE("memtable matches a model: iteration, seeks and snapshot reads", "[memtable]") {

@@ -25,7 +25,7 @@ namespace {
 
 void require_ok(const Status& s) {
   INFO(s.to_string());
-  REQUIRE(s.is_ok());
+  REQUIRE(s.ok());
 }
 
 std::unique_ptr<OpfsStorage> open_storage(FakeSlotDisk& disk, OpfsOptions options = {}) {
@@ -457,7 +457,7 @@ TEST_CASE("a damaged slot header is corruption naming the slot, never freed on i
     // Creates never take it, even when that exhausts the pool.
     std::vector<std::unique_ptr<LogFile>> logs;
     Status s;
-    for (int i = 0; i < 10 && s.is_ok(); ++i) {
+    for (int i = 0; i < 10 && s.ok(); ++i) {
       auto f = storage->logs().create("l" + std::to_string(i));
       if (f.ok()) logs.push_back(std::move(f).value());
       s = f.status();

@@ -190,19 +190,19 @@ TEST_CASE("a pool that runs out of slots fails with a clear Quota error, data in
   int durable = 0;
   {
     Tree tree = open_or_fail(small_tree(w.platform));
-    for (int i = 0; i < 2000 && failure.is_ok(); ++i) {
+    for (int i = 0; i < 2000 && failure.ok(); ++i) {
       Transaction tx = begin_or_fail(tree);
       require_ok(tx.set(commit_key(i), std::string(200, 'x')));
       require_ok(tx.set("last", std::to_string(i)));
       tx.set_durability(Durability::Immediate);
       failure = tx.commit().wait();
-      if (failure.is_ok()) durable = i + 1;
-      if (failure.is_ok()) w.platform->worker_executor()->run_pending(16);
+      if (failure.ok()) durable = i + 1;
+      if (failure.ok()) w.platform->worker_executor()->run_pending(16);
     }
     (void)tree.close();
   }
   INFO(failure.to_string());
-  REQUIRE_FALSE(failure.is_ok());
+  REQUIRE_FALSE(failure.ok());
   CHECK(failure.code() == Code::Quota);
   CHECK(failure.message().find("slot pool exhausted") != std::string::npos);
   CHECK(durable > 0);

@@ -59,7 +59,7 @@ std::unique_ptr<Storage> open_db(Platform& p, const std::string& path, bool crea
 std::string read_all(const LogFile& f) {
   std::string scratch(static_cast<size_t>(f.size()) + 16, '\0');
   std::string_view got;
-  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).ok());
   return std::string(got);
 }
 
@@ -175,42 +175,42 @@ TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
   std::unique_ptr<LogFile> f = std::move(created).value();
   CHECK(f->name() == "000001.wal");
   CHECK(f->size() == 0);
-  REQUIRE(f->append("hello ").is_ok());
-  REQUIRE(f->append("world").is_ok());
+  REQUIRE(f->append("hello ").ok());
+  REQUIRE(f->append("world").ok());
   CHECK(f->size() == 11);
-  REQUIRE(f->sync().is_ok());
+  REQUIRE(f->sync().ok());
 
   char scratch[32];
   std::string_view got;
-  REQUIRE(f->read_at(6, 5, scratch, &got).is_ok());
+  REQUIRE(f->read_at(6, 5, scratch, &got).ok());
   CHECK(got == "world");
-  REQUIRE(f->read_at(8, 10, scratch, &got).is_ok());  // reaches the end: short
+  REQUIRE(f->read_at(8, 10, scratch, &got).ok());  // reaches the end: short
   CHECK(got == "rld");
-  REQUIRE(f->read_at(11, 4, scratch, &got).is_ok());  // at the end: nothing
+  REQUIRE(f->read_at(11, 4, scratch, &got).ok());  // at the end: nothing
   CHECK(got.empty());
-  REQUIRE(f->read_at(1000, 4, scratch, &got).is_ok());  // past the end: nothing
+  REQUIRE(f->read_at(1000, 4, scratch, &got).ok());  // past the end: nothing
   CHECK(got.empty());
 
   SECTION("truncate cuts the tail; appends continue at the new end") {
     auto grow = f->truncate(12);
     CHECK(grow.code() == Code::InvalidArgument);
-    REQUIRE(f->truncate(5).is_ok());
+    REQUIRE(f->truncate(5).ok());
     CHECK(f->size() == 5);
-    REQUIRE(f->append("!").is_ok());
+    REQUIRE(f->append("!").ok());
     CHECK(read_all(*f) == "hello!");
     CHECK(fs::file_size(tmp.sub("db/000001.wal")) == 6);
   }
 
   SECTION("open appends at the end; create replaces") {
-    REQUIRE(f->close().is_ok());
-    REQUIRE(f->close().is_ok());  // idempotent
+    REQUIRE(f->close().ok());
+    REQUIRE(f->close().ok());  // idempotent
     CHECK(f->append("x").code() == Code::IO);
     CHECK(f->read_at(0, 1, scratch, &got).code() == Code::IO);
 
     auto opened = logs.open("000001.wal");
     REQUIRE(opened.ok());
     CHECK((*opened)->size() == 11);
-    REQUIRE((*opened)->append("!").is_ok());
+    REQUIRE((*opened)->append("!").ok());
     CHECK(read_all(**opened) == "hello world!");
 
     auto replaced = logs.create("000001.wal");
@@ -225,7 +225,7 @@ TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
     CHECK(missing.status().code() == Code::NotFound);
     CHECK(missing.status().message().find(tmp.sub("db/000009.wal")) != std::string::npos);
     CHECK(logs.remove("000009.wal").code() == Code::NotFound);
-    REQUIRE(logs.remove("000001.wal").is_ok());
+    REQUIRE(logs.remove("000001.wal").ok());
     CHECK_FALSE(file_exists(tmp.sub("db/000001.wal")));
     // The open handle still reads the unlinked file.
     CHECK(read_all(*f) == "hello world");
@@ -247,7 +247,7 @@ TEST_CASE("log reads run concurrently with appends", "[posix][log]") {
   auto db = open_db(*p, tmp.sub("db"));
   auto f = std::move(db->logs().create("000002.wal")).value();
   const std::string block(1000, 'a');
-  REQUIRE(f->append(block).is_ok());
+  REQUIRE(f->append(block).ok());
   std::atomic<bool> bad{false};
   std::vector<std::thread> readers;
   for (int t = 0; t < 2; ++t) {
@@ -255,11 +255,11 @@ TEST_CASE("log reads run concurrently with appends", "[posix][log]") {
       std::string scratch(1000, '\0');
       for (int i = 0; i < 200; ++i) {
         std::string_view got;
-        if (!f->read_at(0, 1000, scratch.data(), &got).is_ok() || got != block) bad = true;
+        if (!f->read_at(0, 1000, scratch.data(), &got).ok() || got != block) bad = true;
       }
     });
   }
-  for (int i = 0; i < 200; ++i) REQUIRE(f->append(std::string(100, 'b')).is_ok());
+  for (int i = 0; i < 200; ++i) REQUIRE(f->append(std::string(100, 'b')).ok());
   for (auto& t : readers) t.join();
   CHECK_FALSE(bad.load());
   CHECK(f->size() == 1000 + 200 * 100);
@@ -276,13 +276,13 @@ TEST_CASE("objects are written, finished, read and removed", "[posix][object]") 
   for (int i = 0; i < 100; ++i) {  // small appends, buffered
     std::string piece = "piece-" + std::to_string(i) + ";";
     expected += piece;
-    REQUIRE(w->append(piece).is_ok());
+    REQUIRE(w->append(piece).ok());
   }
   const std::string big(200 * 1024, 'z');  // larger than the buffer: written through
   expected += big;
-  REQUIRE(w->append(big).is_ok());
+  REQUIRE(w->append(big).ok());
   expected += "tail";
-  REQUIRE(w->append("tail").is_ok());
+  REQUIRE(w->append("tail").ok());
   CHECK(w->size() == expected.size());
 
   // Not visible under its name, nor listed, before finish().
@@ -290,7 +290,7 @@ TEST_CASE("objects are written, finished, read and removed", "[posix][object]") 
   CHECK(sorted(objects.list()).empty());
   CHECK(file_exists(tmp.sub("db/000005.sst.partial")));
 
-  REQUIRE(w->finish().is_ok());
+  REQUIRE(w->finish().ok());
   CHECK(w->append("more").code() == Code::InvalidArgument);
   CHECK_FALSE(file_exists(tmp.sub("db/000005.sst.partial")));
   CHECK(sorted(objects.list()) == std::vector<std::string>{"000005.sst"});
@@ -300,11 +300,11 @@ TEST_CASE("objects are written, finished, read and removed", "[posix][object]") 
   CHECK(r->size() == expected.size());
   std::string scratch(expected.size() + 10, '\0');
   std::string_view got;
-  REQUIRE(r->read_at(0, scratch.size(), scratch.data(), &got).is_ok());
+  REQUIRE(r->read_at(0, scratch.size(), scratch.data(), &got).ok());
   CHECK(got == expected);
-  REQUIRE(r->read_at(expected.size() - 2, 10, scratch.data(), &got).is_ok());
+  REQUIRE(r->read_at(expected.size() - 2, 10, scratch.data(), &got).ok());
   CHECK(got == "il");
-  REQUIRE(r->read_at(expected.size() + 5, 10, scratch.data(), &got).is_ok());
+  REQUIRE(r->read_at(expected.size() + 5, 10, scratch.data(), &got).ok());
   CHECK(got.empty());
 
   // Concurrent positional reads.
@@ -316,7 +316,7 @@ TEST_CASE("objects are written, finished, read and removed", "[posix][object]") 
       for (int i = 0; i < 300; ++i) {
         uint64_t off = static_cast<uint64_t>((i * 97 + t * 13) % expected.size());
         std::string_view v;
-        if (!r->read_at(off, sizeof(buf), buf, &v).is_ok() ||
+        if (!r->read_at(off, sizeof(buf), buf, &v).ok() ||
             v != std::string_view(expected).substr(off, sizeof(buf))) {
           bad = true;
         }
@@ -331,11 +331,11 @@ TEST_CASE("objects are written, finished, read and removed", "[posix][object]") 
   CHECK(dup.status().code() == Code::InvalidArgument);
   CHECK_FALSE(file_exists(tmp.sub("db/000005.sst.partial")));
 
-  REQUIRE(objects.remove("000005.sst").is_ok());
+  REQUIRE(objects.remove("000005.sst").ok());
   CHECK(objects.remove("000005.sst").code() == Code::NotFound);
   CHECK(objects.open("000005.sst").status().code() == Code::NotFound);
   // The reader opened before the removal keeps reading.
-  REQUIRE(r->read_at(0, 5, scratch.data(), &got).is_ok());
+  REQUIRE(r->read_at(0, 5, scratch.data(), &got).ok());
   CHECK(got == "piece");
 }
 
@@ -346,7 +346,7 @@ TEST_CASE("aborted and abandoned objects leave nothing", "[posix][object]") {
   ObjectStore& objects = db->objects();
 
   auto w = std::move(objects.create("000006.sst")).value();
-  REQUIRE(w->append("data").is_ok());
+  REQUIRE(w->append("data").ok());
   auto second = objects.create("000006.sst");  // a writer is active under that name
   CHECK(second.status().code() == Code::InvalidArgument);
   w->abort();
@@ -357,14 +357,14 @@ TEST_CASE("aborted and abandoned objects leave nothing", "[posix][object]") {
 
   {
     auto dropped = std::move(objects.create("000007.sst")).value();
-    REQUIRE(dropped->append("data").is_ok());
+    REQUIRE(dropped->append("data").ok());
   }
   CHECK_FALSE(file_exists(tmp.sub("db/000007.sst.partial")));
   CHECK(objects.open("000007.sst").status().code() == Code::NotFound);
 
   // The name is free again after an abort.
   auto again = std::move(objects.create("000006.sst")).value();
-  REQUIRE(again->finish().is_ok());
+  REQUIRE(again->finish().ok());
   CHECK(fs::file_size(tmp.sub("db/000006.sst")) == 0);
 }
 
@@ -375,8 +375,8 @@ TEST_CASE("list follows the name rule - platform names are reserved", "[posix][l
   for (const char* name : {"000001.wal", "MANIFEST-000002", "000004.tmp", "notes", "Manifest-1"}) {
     REQUIRE(db->logs().create(name).ok());
   }
-  REQUIRE(std::move(db->objects().create("000003.sst")).value()->finish().is_ok());
-  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002\n").is_ok());
+  REQUIRE(std::move(db->objects().create("000003.sst")).value()->finish().ok());
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002\n").ok());
   auto pending = std::move(db->objects().create("000008.sst")).value();  // a partial file
   fs::create_directory(tmp.sub("db/000009"));                            // not a file
 
@@ -403,7 +403,7 @@ TEST_CASE("pointers are replaced atomically and durably", "[posix][pointer]") {
   REQUIRE_FALSE(none.ok());
   CHECK(none.status().code() == Code::NotFound);
 
-  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000001\n").is_ok());
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000001\n").ok());
   CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000001\n");
   struct stat before;
   REQUIRE(::stat(tmp.sub("db/CURRENT").c_str(), &before) == 0);
@@ -412,7 +412,7 @@ TEST_CASE("pointers are replaced atomically and durably", "[posix][pointer]") {
   // rewriting the file in place.
   int old_fd = ::open(tmp.sub("db/CURRENT").c_str(), O_RDONLY);
   REQUIRE(old_fd >= 0);
-  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002 longer\n").is_ok());
+  REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000002 longer\n").ok());
   char buf[64];
   ssize_t n = ::pread(old_fd, buf, sizeof(buf), 0);
   ::close(old_fd);
@@ -423,9 +423,9 @@ TEST_CASE("pointers are replaced atomically and durably", "[posix][pointer]") {
 
   CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000002 longer\n");
   CHECK_FALSE(file_exists(tmp.sub("db/CURRENT.partial")));
-  REQUIRE(db->write_pointer("EMPTY", "").is_ok());
+  REQUIRE(db->write_pointer("EMPTY", "").ok());
   CHECK(db->read_pointer("EMPTY")->empty());
-  REQUIRE(db->sync_dir().is_ok());
+  REQUIRE(db->sync_dir().ok());
 
   db.reset();
   db = open_db(*p, tmp.sub("db"), false);
@@ -447,7 +447,7 @@ TEST_CASE("partial files of a crashed holder are removed at the next open", "[po
   // The table number is usable again.
   auto w = db->objects().create("000011.sst");
   REQUIRE(w.ok());
-  REQUIRE((*w)->finish().is_ok());
+  REQUIRE((*w)->finish().ok());
 }
 
 TEST_CASE("errno maps to codes - messages name the file", "[posix][error]") {

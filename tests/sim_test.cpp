@@ -145,7 +145,7 @@ TEST_CASE("recovered WAL bytes are made durable before new commits depend on the
     sync_fails.rules.push_back(FaultRule::every_call(FaultOp::Sync));
     sync_fails.rules.back().target_contains = ".wal";
     p->set_fault_policy(sync_fails);
-    CHECK_FALSE(tree.close().is_ok());  // the WAL could not be synced
+    CHECK_FALSE(tree.close().ok());  // the WAL could not be synced
     p->clear_faults();
   }
   {
@@ -243,6 +243,6 @@ TEST_CASE("a flush waiting behind a failing compaction completes with the error"
   Future<Status> f = tree.flush();  // runs the queue: the compaction fails, then the flush task
   p->queue_executor()->run_all(1000);
   REQUIRE(f.ready());
-  CHECK_FALSE(f.get().is_ok());
+  CHECK_FALSE(f.get().ok());
   p->clear_faults();
 }

@@ -33,12 +33,12 @@ class StringWriter final : public ObjectWriter {
   Status append(std::string_view d) override {
     if (out_->size() + d.size() > fail_after_) return Status::io_error(kName + ": disk on fire");
     out_->append(d);
-    return Status::ok();
+    return Status::OK();
   }
   uint64_t size() const override { return out_->size(); }
   Status finish() override {
     ++finished;
-    return Status::ok();
+    return Status::OK();
   }
   void abort() override { ++aborted; }
   static inline int finished = 0;
@@ -61,7 +61,7 @@ class StringReader final : public ObjectReader {
     ++reads;
     if (offset >= data_.size()) {
       *result = {};
-      return Status::ok();
+      return Status::OK();
     }
     n = std::min<size_t>(n, data_.size() - offset);
     if (zero_copy_) {
@@ -70,7 +70,7 @@ class StringReader final : public ObjectReader {
       std::memcpy(scratch, data_.data() + offset, n);
       *result = std::string_view(scratch, n);
     }
-    return Status::ok();
+    return Status::OK();
   }
   mutable int reads = 0;
 
@@ -115,9 +115,9 @@ Model make_model(std::mt19937_64& rng, size_t num_keys, bool compressible) {
 std::string build(const Model& m, const TableOptions& opts, TableProperties* props = nullptr) {
   std::string file;
   TableBuilder b(opts, std::make_unique<StringWriter>(&file), kNumber);
-  for (const auto& [k, v] : m) REQUIRE(b.add(k, v).is_ok());
+  for (const auto& [k, v] : m) REQUIRE(b.add(k, v).ok());
   REQUIRE(b.num_entries() == m.size());
-  REQUIRE(b.finish().is_ok());
+  REQUIRE(b.finish().ok());
   REQUIRE(b.file_size() == file.size());
   if (props != nullptr) *props = b.properties();
   return file;
@@ -142,7 +142,7 @@ bool model_get(const Model& m, const std::string& uk, SequenceNumber snapshot, V
 }
 
 void expect_at(const InternalIterator& it, const Model& m, Model::const_iterator pos) {
-  REQUIRE(it.status().is_ok());
+  REQUIRE(it.status().ok());
   if (pos == m.end()) {
     REQUIRE_FALSE(it.valid());
     return;
@@ -189,7 +189,7 @@ TEST_CASE("tables iterate both ways like the model", "[table]") {
     REQUIRE(it->value() == rpos->second);
   }
   CHECK(rpos == m.rend());
-  CHECK(it->status().is_ok());
+  CHECK(it->status().ok());
   if (with_cache) CHECK(cache.usage() > 0);
 
   for (int round = 0; round < 400; ++round) {
@@ -267,7 +267,7 @@ TEST_CASE("get returns the version visible at each snapshot", "[table]") {
       Version want;
       const bool expected = model_get(m, uk, std::min(snap, kMaxSequenceNumber), &want);
       Table::GetResult got;
-      REQUIRE(table->get(uk, snap, &got).is_ok());
+      REQUIRE(table->get(uk, snap, &got).ok());
       REQUIRE(got.found == expected);
       if (!expected) continue;
       ++found;
@@ -344,7 +344,7 @@ TEST_CASE("block cache: hits avoid reads and fill_cache=false leaves it untouche
     auto it = table->new_iterator(ro);
     size_t n = 0;
     for (it->seek_first(); it->valid(); it->next()) ++n;
-    REQUIRE(it->status().is_ok());
+    REQUIRE(it->status().ok());
     CHECK(n == m.size());
   };
   TableReadOptions no_fill;
@@ -401,7 +401,7 @@ TEST_CASE("every bit flip is detected and never yields a wrong value", "[table][
       REQUIRE(it->key() == pos->first);
       REQUIRE(it->value() == pos->second);
     }
-    if (!it->status().is_ok()) {
+    if (!it->status().ok()) {
       REQUIRE(it->status().is_corruption());
       REQUIRE(names_file(it->status()));
       detected = true;
@@ -411,7 +411,7 @@ TEST_CASE("every bit flip is detected and never yields a wrong value", "[table][
     for (const std::string& uk : user_keys) {
       Table::GetResult got;
       Status s = table->get(uk, kMaxSequenceNumber, &got);
-      if (!s.is_ok()) {
+      if (!s.ok()) {
         REQUIRE(s.is_corruption());
         REQUIRE(names_file(s));
         detected = true;
@@ -462,7 +462,7 @@ TEST_CASE("builder rejects bad input and aborts unfinished tables", "[table]") {
     CHECK(b.finish().code() == Code::InvalidArgument);  // no entries
     CHECK(b.add("short", "v").code() == Code::InvalidArgument);
     const std::string k2 = make_internal_key("b", 5, ValueKind::Value, 0);
-    REQUIRE(b.add(k2, "v").is_ok());
+    REQUIRE(b.add(k2, "v").ok());
     CHECK(b.add(k2, "again").code() == Code::InvalidArgument);
     CHECK(b.add(make_internal_key("a", 9, ValueKind::Value, 0), "v").code() ==
           Code::InvalidArgument);
@@ -482,7 +482,7 @@ TEST_CASE("builder rejects bad input and aborts unfinished tables", "[table]") {
     opts.block_size = 128;
     TableBuilder b(opts, std::make_unique<StringWriter>(&file, 600), kNumber);
     Status last;
-    for (int i = 0; i < 100 && last.is_ok(); ++i) {
+    for (int i = 0; i < 100 && last.ok(); ++i) {
       last = b.add(make_internal_key("k" + std::to_string(1000 + i), 1, ValueKind::Value, 0),
                    std::string(50, 'x'));
     }
@@ -504,12 +504,12 @@ TEST_CASE("a table of large entries and a single entry", "[table]") {
   auto table = open_table(build(m, opts));
   CHECK(table->properties().data_blocks == 2);
   Table::GetResult got;
-  REQUIRE(table->get("big", 10, &got).is_ok());
+  REQUIRE(table->get("big", 10, &got).ok());
   CHECK(got.found);
   CHECK(got.value.size() == 300000);
-  REQUIRE(table->get("noise", 10, &got).is_ok());
+  REQUIRE(table->get("noise", 10, &got).ok());
   CHECK(got.value == noise);
-  REQUIRE(table->get("big", 2, &got).is_ok());
+  REQUIRE(table->get("big", 2, &got).ok());
   CHECK_FALSE(got.found);
 
   Model one;
@@ -521,7 +521,7 @@ TEST_CASE("a table of large entries and a single entry", "[table]") {
   CHECK(it->key() == one.begin()->first);
   it->prev();
   CHECK_FALSE(it->valid());
-  REQUIRE(t1->get("\xff\xff", 5, &got).is_ok());
+  REQUIRE(t1->get("\xff\xff", 5, &got).ok());
   CHECK(got.found);
   CHECK(got.kind == ValueKind::Delete);
 }

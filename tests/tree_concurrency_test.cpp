@@ -91,13 +91,13 @@ TEST_CASE("eight threads: counters with retry end at the exact total", "[tree][c
             const uint64_t n = v->has_value() ? std::stoull(**v) : 0;
             Status s = tx->set(counter, std::to_string(n + 1));
             // Disjoint keys ride along: each thread's own log, plus filler for flushes.
-            if (s.is_ok()) s = tx->set("own/" + std::to_string(t), std::to_string(i));
-            if (s.is_ok()) {
+            if (s.ok()) s = tx->set("own/" + std::to_string(t), std::to_string(i));
+            if (s.ok()) {
               s = tx->set("fill/" + std::to_string(t) + "/" + std::to_string(i),
                           std::string(200, static_cast<char>('a' + t)));
             }
-            if (s.is_ok()) s = tx->commit().wait();
-            if (s.is_ok()) break;
+            if (s.ok()) s = tx->commit().wait();
+            if (s.ok()) break;
             if (s.code() == Code::Conflict) {
               conflicts.fetch_add(1);
               continue;  // retry with a fresh snapshot
@@ -145,10 +145,10 @@ TEST_CASE("eight threads on one key in lock step: one winner and seven conflicts
       for (int r = 0; r < kRounds; ++r) {
         Result<Transaction> tx = tree.begin();
         Status s = tx.status();
-        if (s.is_ok()) s = tx->set("hot", std::to_string(t));
+        if (s.ok()) s = tx->set("hot", std::to_string(t));
         barrier.arrive_and_wait();  // every snapshot is taken before anyone commits
-        if (s.is_ok()) s = tx->commit().wait();
-        if (s.is_ok()) {
+        if (s.ok()) s = tx->commit().wait();
+        if (s.ok()) {
           wins.fetch_add(1);
         } else if (s.code() == Code::Conflict) {
           conflicts.fetch_add(1);

@@ -162,7 +162,7 @@ TEST_CASE("a damaged table is reported, never skipped", "[tree][crash][errors]")
   Result<Iterator> it = r.range("", "");
   REQUIRE(it.ok());
   Status s = it->seek_first();
-  while (s.is_ok() && it->valid()) s = it->next();
+  while (s.ok() && it->valid()) s = it->next();
   CHECK(s.code() == Code::Corruption);
   CHECK(s.message().find(sst) != std::string::npos);
   Result<std::optional<std::string>> g = r.get(commit_key(0));

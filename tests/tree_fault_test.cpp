@@ -17,7 +17,7 @@ Status commit_one(const Tree& tree, const std::string& k, Durability d = Durabil
   Result<Transaction> tx = tree.begin();
   if (!tx.ok()) return tx.status();
   Status s = tx->set(k, "v-" + k);
-  if (!s.is_ok()) return s;
+  if (!s.ok()) return s;
   tx->set_durability(d);
   return tx->commit().wait();
 }
@@ -67,7 +67,7 @@ TEST_CASE("a failed flush is sticky and names its cause - reopen recovers from t
     Status s = tree.flush().wait();
     CHECK(s.code() == Code::IO);
     Status later = commit_one(tree, "later");
-    CHECK_FALSE(later.is_ok());
+    CHECK_FALSE(later.ok());
     CHECK(read_all(tree) == model);  // reads still right
     p->clear_faults();
     (void)tree.close();
@@ -119,7 +119,7 @@ TEST_CASE("a full quota is Code::Quota and reopening with room works", "[tree][f
     p->set_quota("db", p->total_bytes("db") + 2000);
     Status s;
     int i = 0;
-    while (s.is_ok() && i < 1000) s = commit_one(tree, "fill" + std::to_string(i++));
+    while (s.ok() && i < 1000) s = commit_one(tree, "fill" + std::to_string(i++));
     CHECK(s.code() == Code::Quota);
     (void)tree.close();
   }

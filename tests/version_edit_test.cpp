@@ -56,7 +56,7 @@ TEST_CASE("version edit round trips every field", "[version_edit]") {
   e.encode_to(&enc);
 
   VersionEdit d;
-  REQUIRE(d.decode_from(enc).is_ok());
+  REQUIRE(d.decode_from(enc).ok());
   REQUIRE(d.log_number() == std::optional<uint64_t>(12));
   REQUIRE(d.next_file_number() == std::optional<uint64_t>(345));
   REQUIRE(d.last_sequence() == std::optional<SequenceNumber>(kMaxSequenceNumber - 1));
@@ -84,7 +84,7 @@ TEST_CASE("an empty edit round trips", "[version_edit]") {
   REQUIRE(enc.empty());
   VersionEdit d;
   d.set_log_number(3);
-  REQUIRE(d.decode_from(enc).is_ok());
+  REQUIRE(d.decode_from(enc).ok());
   REQUIRE(!d.log_number());
   REQUIRE(d.new_files().empty());
 }
@@ -97,7 +97,7 @@ TEST_CASE("every prefix of an edit decodes to a prefix of it or is corruption", 
     std::string prefix = enc.substr(0, n);  // its own allocation: reads past it are caught
     VersionEdit d;
     Status s = d.decode_from(prefix, "MANIFEST-000009", 4096);
-    if (s.is_ok()) {
+    if (s.ok()) {
       ++ok;
       std::string again;
       d.encode_to(&again);
@@ -128,7 +128,7 @@ TEST_CASE("damaged edits never crash and are corruption or a valid edit", "[vers
     if (rng() % 4 == 0) bad.resize(rng() % bad.size());
     VersionEdit d;
     Status s = d.decode_from(bad, "m", 0);
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       REQUIRE(s.is_corruption());
       ++corrupt;
       continue;
@@ -254,5 +254,5 @@ TEST_CASE("file numbers at the top of the number space are corruption", "[versio
   std::string enc;
   ok.encode_to(&enc);
   VersionEdit d;
-  CHECK(d.decode_from(enc, "MANIFEST-000001", 0).is_ok());
+  CHECK(d.decode_from(enc, "MANIFEST-000001", 0).ok());
 }

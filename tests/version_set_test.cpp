@@ -55,9 +55,9 @@ struct Db {
   void touch_table(uint64_t number) {
     auto w = storage->objects().create(table_file_name(number));
     REQUIRE(w.ok());
-    REQUIRE((*w)->append("table bytes").is_ok());
-    REQUIRE((*w)->finish().is_ok());
-    REQUIRE(storage->sync_dir().is_ok());
+    REQUIRE((*w)->append("table bytes").ok());
+    REQUIRE((*w)->finish().ok());
+    REQUIRE(storage->sync_dir().ok());
   }
 
   // Adds a table file and returns its metadata for [lo, hi] with sequences [s1, s2].
@@ -108,7 +108,7 @@ std::string shape(const Version& v) {
 TEST_CASE("create_new writes MANIFEST-000001 and CURRENT - recover reads them back",
           "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   REQUIRE(db.current_pointer() == "MANIFEST-000001\n");
   REQUIRE(db.vset->manifest_file_number() == 1);
   REQUIRE(db.vset->next_file_number() == 2);
@@ -119,7 +119,7 @@ TEST_CASE("create_new writes MANIFEST-000001 and CURRENT - recover reads them ba
   db.tables.reset();
   db.storage.reset();
   db.platform.crash(1, false);
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(db.vset->last_sequence() == 0);
   REQUIRE(db.vset->log_number() == 0);
   REQUIRE(db.vset->next_file_number() >= 2);
@@ -134,7 +134,7 @@ TEST_CASE("recover without CURRENT is NotFound", "[version_set]") {
 
 TEST_CASE("edits are applied, logged and recovered", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
 
   FileMetaData a = db.new_table("a", "f", 1, 10);
   FileMetaData b = db.new_table("c", "k", 11, 20);
@@ -149,7 +149,7 @@ TEST_CASE("edits are applied, logged and recovered", "[version_set]") {
   e1.add_file(1, d);
   e1.set_log_number(wal);
   db.vset->set_last_sequence(20);
-  REQUIRE(db.vset->log_and_apply(&e1).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
   REQUIRE(e1.next_file_number() == std::optional<uint64_t>(db.vset->next_file_number()));
 
   auto v = db.vset->current();
@@ -171,11 +171,11 @@ TEST_CASE("edits are applied, logged and recovered", "[version_set]") {
   e2.set_compact_pointer(0, b.largest);
   // Overlaps d? No: e ends at "k", d starts at "m".
   db.vset->set_last_sequence(25);
-  REQUIRE(db.vset->log_and_apply(&e2).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e2).ok());
   const std::string before = shape(*db.vset->current());
   const uint64_t next_before = db.vset->next_file_number();
 
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == before);
   REQUIRE(db.vset->last_sequence() == 25);
   REQUIRE(db.vset->log_number() == wal);
@@ -186,11 +186,11 @@ TEST_CASE("edits are applied, logged and recovered", "[version_set]") {
 
 TEST_CASE("inconsistent edits are refused without changing anything", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   FileMetaData a = db.new_table("a", "f", 1, 10);
   VersionEdit e1;
   e1.add_file(1, a);
-  REQUIRE(db.vset->log_and_apply(&e1).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
   const std::string before = shape(*db.vset->current());
 
   VersionEdit bad;
@@ -205,13 +205,13 @@ TEST_CASE("inconsistent edits are refused without changing anything", "[version_
   Status s = db.vset->log_and_apply(&bad);
   REQUIRE(s.code() == Code::InvalidArgument);
   REQUIRE(shape(*db.vset->current()) == before);
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == before);
 }
 
 TEST_CASE("the manifest rolls over after recovery and when it grows", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   db.vset->set_max_manifest_size(1024);
 
   std::vector<uint64_t> manifests{1};
@@ -224,7 +224,7 @@ TEST_CASE("the manifest rolls over after recovery and when it grows", "[version_
     if (prev != 0) e.delete_file(0, prev);
     e.add_file(0, f);
     db.vset->set_last_sequence(1 + i);
-    REQUIRE(db.vset->log_and_apply(&e).is_ok());
+    REQUIRE(db.vset->log_and_apply(&e).ok());
     prev = f.number;
     if (db.vset->manifest_file_number() != manifests.back()) {
       manifests.push_back(db.vset->manifest_file_number());
@@ -239,31 +239,31 @@ TEST_CASE("the manifest rolls over after recovery and when it grows", "[version_
   const std::string before = shape(*db.vset->current());
 
   // After recovery the next edit goes to a fresh manifest.
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == before);
   REQUIRE(db.vset->manifest_file_number() == m);
   FileMetaData g = db.new_table("zz", "zz", 100, 100);
   VersionEdit e;
   e.add_file(2, g);
-  REQUIRE(db.vset->log_and_apply(&e).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e).ok());
   REQUIRE(db.vset->manifest_file_number() != m);
   REQUIRE(!db.log_exists(manifest_file_name(m)));
   REQUIRE(db.current_pointer() == manifest_file_name(db.vset->manifest_file_number()) + "\n");
 
   const std::string after = shape(*db.vset->current());
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == after);
   REQUIRE(db.vset->last_sequence() == 60);
 }
 
 TEST_CASE("a torn tail at the end of the manifest is dropped", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   FileMetaData a = db.new_table("a", "b", 1, 1);
   VersionEdit e1;
   e1.add_file(0, a);
   db.vset->set_last_sequence(1);
-  REQUIRE(db.vset->log_and_apply(&e1).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
   const std::string before = shape(*db.vset->current());
   const std::string manifest = manifest_file_name(db.vset->manifest_file_number());
   auto size_before = db.platform.read_file(kPath, manifest);
@@ -273,41 +273,41 @@ TEST_CASE("a torn tail at the end of the manifest is dropped", "[version_set]") 
   VersionEdit e2;
   e2.add_file(0, b);
   db.vset->set_last_sequence(2);
-  REQUIRE(db.vset->log_and_apply(&e2).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e2).ok());
   auto full = db.platform.read_file(kPath, manifest);
   REQUIRE(full.ok());
   REQUIRE(full->size() > size_before->size() + 10);
 
   // Cut the last record in the middle: what a crash during its append leaves.
   db.vset.reset();
-  REQUIRE(db.platform.truncate_file(kPath, manifest, full->size() - 5).is_ok());
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.platform.truncate_file(kPath, manifest, full->size() - 5).ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == before);
   REQUIRE(db.vset->last_sequence() == 1);
 
   // The next edit starts a new manifest, and the state stays consistent afterwards.
   VersionEdit e3;
   e3.add_file(0, b);
-  REQUIRE(db.vset->log_and_apply(&e3).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e3).ok());
   REQUIRE(manifest_file_name(db.vset->manifest_file_number()) != manifest);
   const std::string after = shape(*db.vset->current());
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == after);
 }
 
 TEST_CASE("corruption inside the manifest is reported with file and offset", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   for (int i = 0; i < 3; ++i) {
     FileMetaData f = db.new_table("k" + std::to_string(i), "k" + std::to_string(i), 1, 1);
     VersionEdit e;
     e.add_file(0, f);
-    REQUIRE(db.vset->log_and_apply(&e).is_ok());
+    REQUIRE(db.vset->log_and_apply(&e).ok());
   }
   const std::string manifest = manifest_file_name(db.vset->manifest_file_number());
   db.vset.reset();
   // A byte inside the first record (past the 64-byte header and the 8-byte record header).
-  REQUIRE(db.platform.flip_byte(kPath, manifest, 64 + 8 + 3).is_ok());
+  REQUIRE(db.platform.flip_byte(kPath, manifest, 64 + 8 + 3).ok());
   Status s = db.reopen_and_recover();
   INFO(s.to_string());
   REQUIRE(s.is_corruption());
@@ -317,15 +317,15 @@ TEST_CASE("corruption inside the manifest is reported with file and offset", "[v
 
 TEST_CASE("a bad CURRENT or a missing manifest is corruption", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   SECTION("garbage in CURRENT") {
-    REQUIRE(db.storage->write_pointer("CURRENT", "MANIFEST-1\n").is_ok());
+    REQUIRE(db.storage->write_pointer("CURRENT", "MANIFEST-1\n").ok());
     Status s = db.reopen_and_recover();
     REQUIRE(s.is_corruption());
     REQUIRE(s.message().find("CURRENT") != std::string::npos);
   }
   SECTION("CURRENT names a manifest that is gone") {
-    REQUIRE(db.storage->logs().remove("MANIFEST-000001").is_ok());
+    REQUIRE(db.storage->logs().remove("MANIFEST-000001").ok());
     Status s = db.reopen_and_recover();
     REQUIRE(s.is_corruption());
     REQUIRE(s.message().find("MANIFEST-000001") != std::string::npos);
@@ -334,14 +334,14 @@ TEST_CASE("a bad CURRENT or a missing manifest is corruption", "[version_set]") 
 
 TEST_CASE("a table named by the manifest but missing is corruption naming it", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   FileMetaData a = db.new_table("a", "b", 1, 1);
   FileMetaData b = db.new_table("c", "d", 1, 1);
   VersionEdit e;
   e.add_file(1, a);
   e.add_file(2, b);
-  REQUIRE(db.vset->log_and_apply(&e).is_ok());
-  REQUIRE(db.storage->objects().remove(table_file_name(b.number)).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e).ok());
+  REQUIRE(db.storage->objects().remove(table_file_name(b.number)).ok());
   Status s = db.reopen_and_recover();
   REQUIRE(s.is_corruption());
   REQUIRE(s.message().find(table_file_name(b.number)) != std::string::npos);
@@ -349,28 +349,28 @@ TEST_CASE("a table named by the manifest but missing is corruption naming it", "
 
 TEST_CASE("recovery never reuses a number found on disk", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   // An orphan output of a job that crashed before its edit was logged.
   const uint64_t orphan = db.vset->new_file_number() + 40;
   db.touch_table(orphan);
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(db.vset->next_file_number() > orphan);
 }
 
 TEST_CASE("live_files covers every version still held", "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   FileMetaData a = db.new_table("a", "b", 1, 1);
   VersionEdit e1;
   e1.add_file(0, a);
-  REQUIRE(db.vset->log_and_apply(&e1).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
 
   std::shared_ptr<const Version> held = db.vset->current();
   FileMetaData b = db.new_table("a", "b", 1, 1);
   VersionEdit e2;
   e2.delete_file(0, a.number);
   e2.add_file(1, b);
-  REQUIRE(db.vset->log_and_apply(&e2).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e2).ok());
 
   REQUIRE(db.vset->live_files() == std::set<uint64_t>{a.number, b.number});
   held.reset();
@@ -380,11 +380,11 @@ TEST_CASE("live_files covers every version still held", "[version_set]") {
 TEST_CASE("a failed manifest write leaves the version unchanged and the next edit recovers",
           "[version_set]") {
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   FileMetaData a = db.new_table("a", "b", 1, 1);
   VersionEdit e1;
   e1.add_file(0, a);
-  REQUIRE(db.vset->log_and_apply(&e1).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
   const std::string before = shape(*db.vset->current());
 
   FileMetaData b = db.new_table("c", "d", 2, 2);
@@ -399,7 +399,7 @@ TEST_CASE("a failed manifest write leaves the version unchanged and the next edi
   const uint64_t old_manifest = db.vset->manifest_file_number();
   VersionEdit e3;
   e3.add_file(0, b);
-  REQUIRE(db.vset->log_and_apply(&e3).is_ok());
+  REQUIRE(db.vset->log_and_apply(&e3).ok());
   REQUIRE(db.vset->manifest_file_number() != old_manifest);
   const std::string after = shape(*db.vset->current());
   REQUIRE(after != before);
@@ -409,7 +409,7 @@ TEST_CASE("a failed manifest write leaves the version unchanged and the next edi
   db.tables.reset();
   db.storage.reset();
   db.platform.crash(7, true);
-  REQUIRE(db.reopen_and_recover().is_ok());
+  REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(shape(*db.vset->current()) == after);
 }
 
@@ -418,7 +418,7 @@ TEST_CASE("random edits recover to the same state after crashes", "[version_set]
   INFO("seed " << seed);
   std::mt19937 rng(seed);
   Db db;
-  REQUIRE(db.vset->create_new().is_ok());
+  REQUIRE(db.vset->create_new().ok());
   db.vset->set_max_manifest_size(4096);
   std::vector<FileMetaPtr> l0;
   SequenceNumber seq = 0;
@@ -434,14 +434,14 @@ TEST_CASE("random edits recover to the same state after crashes", "[version_set]
       e.add_file(0, db.new_table(k, k + "z", seq, seq));
     }
     db.vset->set_last_sequence(seq);
-    REQUIRE(db.vset->log_and_apply(&e).is_ok());
+    REQUIRE(db.vset->log_and_apply(&e).ok());
     if (round % 25 == 24) {
       const std::string before = shape(*db.vset->current());
       db.vset.reset();
       db.tables.reset();
       db.storage.reset();
       db.platform.crash(seed + round, true);
-      REQUIRE(db.reopen_and_recover().is_ok());
+      REQUIRE(db.reopen_and_recover().ok());
       REQUIRE(shape(*db.vset->current()) == before);
       REQUIRE(db.vset->last_sequence() == seq);
       db.vset->set_max_manifest_size(4096);

@@ -133,7 +133,7 @@ std::string write_records(const std::vector<std::string>& records, std::vector<u
   auto w = new_writer(st);
   for (const auto& r : records) {
     if (offsets != nullptr) offsets->push_back(std::max<uint64_t>(w->size(), kFileHeaderSize));
-    REQUIRE(w->add_record(r).is_ok());
+    REQUIRE(w->add_record(r).ok());
   }
   return st->data;
 }
@@ -163,7 +163,7 @@ TEST_CASE("records round-trip, including ones larger than the read chunk", "[wal
   std::string bytes = write_records(records, &offsets);
   for (bool views : {false, true}) {
     ReadAll r = read_all(bytes, views);
-    REQUIRE(r.status.is_ok());
+    REQUIRE(r.status.ok());
     CHECK_FALSE(r.torn);
     CHECK(r.valid_end == bytes.size());
     REQUIRE(r.records.size() == records.size());
@@ -179,7 +179,7 @@ TEST_CASE("the reader reads in large chunks, not once per record", "[wal]") {
   std::string bytes = write_records(records, nullptr);
   int reads = 0;
   ReadAll r = read_all(bytes, false, FileKind::Wal, &reads);
-  REQUIRE(r.status.is_ok());
+  REQUIRE(r.status.ok());
   REQUIRE(r.records == records);
   INFO("file " << bytes.size() << " bytes, " << reads << " reads");
   CHECK(reads <= static_cast<int>(bytes.size() / (256 * 1024)) + 2);
@@ -198,7 +198,7 @@ TEST_CASE("add_records writes a whole group with one append", "[wal]") {
     size_t n = 1 + rng() % 10;
     for (size_t i = 0; i < n; ++i) group.push_back(random_payload(rng, 1 + rng() % 500));
     std::vector<std::string_view> views(group.begin(), group.end());
-    REQUIRE(w->add_records(views).is_ok());
+    REQUIRE(w->add_records(views).ok());
     ++groups;
     all.insert(all.end(), group.begin(), group.end());
   }
@@ -208,15 +208,15 @@ TEST_CASE("add_records writes a whole group with one append", "[wal]") {
   CHECK(w->name() == kName);
 
   // An empty list writes nothing; an empty payload anywhere in a group writes nothing.
-  REQUIRE(w->add_records({}).is_ok());
+  REQUIRE(w->add_records({}).ok());
   std::vector<std::string_view> bad = {"ok", "", "also ok"};
   CHECK(w->add_records(bad).code() == Code::InvalidArgument);
   CHECK(w->add_record("").code() == Code::InvalidArgument);
   CHECK(st->appends == groups);
-  REQUIRE(w->sync().is_ok());
+  REQUIRE(w->sync().ok());
 
   ReadAll r = read_all(st->data);
-  REQUIRE(r.status.is_ok());
+  REQUIRE(r.status.ok());
   CHECK(r.records == all);
 }
 
@@ -224,22 +224,22 @@ TEST_CASE("a writer on a non-empty file appends without a second header", "[wal]
   auto st = std::make_shared<FakeFileState>();
   {
     auto w = new_writer(st);
-    REQUIRE(w->add_record("first").is_ok());
-    REQUIRE(w->close().is_ok());
+    REQUIRE(w->add_record("first").ok());
+    REQUIRE(w->close().ok());
   }
   {
     auto w = new_writer(st);
-    REQUIRE(w->add_record("second").is_ok());
+    REQUIRE(w->add_record("second").ok());
   }
   ReadAll r = read_all(st->data);
-  REQUIRE(r.status.is_ok());
+  REQUIRE(r.status.ok());
   CHECK(r.records == std::vector<std::string>{"first", "second"});
 }
 
 TEST_CASE("a failed append makes the writer fail every later call", "[wal]") {
   auto st = std::make_shared<FakeFileState>();
   auto w = new_writer(st);
-  REQUIRE(w->add_record("good").is_ok());
+  REQUIRE(w->add_record("good").ok());
   st->fail_appends = true;
   Status s = w->add_record("this one is torn by the failure");
   CHECK(s.is_io_error());
@@ -249,7 +249,7 @@ TEST_CASE("a failed append makes the writer fail every later call", "[wal]") {
   CHECK(w->sync().is_io_error());
   // What reached the file reads back as the good record and a torn tail.
   ReadAll r = read_all(st->data);
-  REQUIRE(r.status.is_ok());
+  REQUIRE(r.status.ok());
   CHECK(r.records == std::vector<std::string>{"good"});
   CHECK(r.torn);
 }
@@ -263,7 +263,7 @@ TEST_CASE("a cut at every byte of the last record or group is a torn tail", "[wa
   for (uint64_t cut = last; cut < bytes.size(); ++cut) {
     INFO("cut at " << cut);
     ReadAll r = read_all(bytes.substr(0, cut));
-    REQUIRE(r.status.is_ok());
+    REQUIRE(r.status.ok());
     CHECK(r.records.size() == records.size() - 1);
     CHECK(r.torn == (cut != last));
     CHECK(r.valid_end == last);
@@ -272,14 +272,14 @@ TEST_CASE("a cut at every byte of the last record or group is a torn tail", "[wa
   // A group written by one append, cut anywhere: exactly the complete records survive.
   auto st = std::make_shared<FakeFileState>();
   auto w = new_writer(st);
-  REQUIRE(w->add_record("before the group").is_ok());
+  REQUIRE(w->add_record("before the group").ok());
   const uint64_t group_start = st->data.size();
   std::vector<std::string_view> group = {"one", std::string_view(records[3]), "three!", "4"};
-  REQUIRE(w->add_records(group).is_ok());
+  REQUIRE(w->add_records(group).ok());
   for (uint64_t cut = group_start; cut <= st->data.size(); ++cut) {
     INFO("group cut at " << cut);
     ReadAll r = read_all(st->data.substr(0, cut));
-    REQUIRE(r.status.is_ok());
+    REQUIRE(r.status.ok());
     uint64_t end = group_start;
     size_t complete = 1;
     for (std::string_view g : group) {
@@ -303,7 +303,7 @@ TEST_CASE("a cut inside the file header, or an empty file, is a torn tail at 0",
     log::Reader reader(&file, FileKind::Wal);
     FileHeader h;
     h.file_number = 12345;
-    REQUIRE(reader.read_header(&h).is_ok());
+    REQUIRE(reader.read_header(&h).ok());
     CHECK(h.file_number == 12345);  // untouched
     std::string rec;
     uint64_t off = 0;
@@ -316,7 +316,7 @@ TEST_CASE("a cut inside the file header, or an empty file, is a torn tail at 0",
   // A header-only file is a clean, empty log.
   std::string header_only = bytes.substr(0, kFileHeaderSize);
   ReadAll r = read_all(header_only);
-  REQUIRE(r.status.is_ok());
+  REQUIRE(r.status.ok());
   CHECK(r.records.empty());
   CHECK_FALSE(r.torn);
   CHECK(r.valid_end == kFileHeaderSize);
@@ -335,7 +335,7 @@ TEST_CASE("a tail of zero bytes from a sector boundary is torn", "[wal]") {
   for (size_t zeros : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{100}, size_t{300000}}) {
     INFO("zeros " << zeros);
     ReadAll r = read_all(bytes + std::string(zeros, '\0'));
-    REQUIRE(r.status.is_ok());
+    REQUIRE(r.status.ok());
     CHECK(r.records == records);
     CHECK(r.torn);
     CHECK(r.valid_end == bytes.size());
@@ -352,7 +352,7 @@ TEST_CASE("a tail of zero bytes from a sector boundary is torn", "[wal]") {
     ReadAll r = read_all(damaged);
     const uint64_t aligned = (from + log::kSectorSize - 1) / log::kSectorSize * log::kSectorSize;
     if (aligned < bytes.size()) {
-      REQUIRE(r.status.is_ok());
+      REQUIRE(r.status.ok());
       CHECK(r.records.size() == records.size() - 1);
       CHECK(r.torn);
       CHECK(r.valid_end == last);
@@ -363,7 +363,7 @@ TEST_CASE("a tail of zero bytes from a sector boundary is torn", "[wal]") {
   }
   // A file of zeros only.
   ReadAll z = read_all(std::string(5000, '\0'));
-  REQUIRE(z.status.is_ok());
+  REQUIRE(z.status.ok());
   CHECK(z.torn);
   CHECK(z.valid_end == 0);
 }
@@ -409,7 +409,7 @@ TEST_CASE("a damaged byte in a middle record is corruption naming file and offse
   CHECK(bad_crc.status.is_corruption());
   CHECK(bad_crc.records == records);
   ReadAll past_end = read_all(bytes + std::string(20, '\x01'));
-  REQUIRE(past_end.status.is_ok());
+  REQUIRE(past_end.status.ok());
   CHECK(past_end.torn);
   CHECK(past_end.records == records);
 }
@@ -452,11 +452,11 @@ TEST_CASE("a bad or foreign header is corruption naming the file", "[wal]") {
   FakeLogFile file(kName, st);
   log::Reader reader(&file, FileKind::Wal);
   FileHeader h;
-  REQUIRE(reader.read_header(&h).is_ok());
+  REQUIRE(reader.read_header(&h).ok());
   CHECK(h.file_number == 7);
   CHECK(h.kind == FileKind::Wal);
   FileHeader again;
-  REQUIRE(reader.read_header(&again).is_ok());
+  REQUIRE(reader.read_header(&again).ok());
   CHECK(again.file_number == 7);
   CHECK(reader.valid_end() == kFileHeaderSize);
 }

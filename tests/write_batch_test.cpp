@@ -69,7 +69,7 @@ TEST_CASE("write batches round-trip", "[write_batch]") {
     SequenceNumber got_seq = 0;
     Status s;
     std::vector<Op> got = decode_all(enc, &got_seq, &s);
-    REQUIRE(s.is_ok());
+    REQUIRE(s.ok());
     CHECK(got_seq == seq);
     CHECK(got == model);
   }
@@ -87,14 +87,14 @@ TEST_CASE("clear empties a batch and the sequence can be set late", "[write_batc
   SequenceNumber seq = 0;
   Status s;
   std::vector<Op> got = decode_all(b.encoded(), &seq, &s);
-  REQUIRE(s.is_ok());
+  REQUIRE(s.ok());
   CHECK(seq == 77);
   REQUIRE(got.size() == 1);
   CHECK(got[0] == Op{ValueKind::Value, "c", "", 12});
 
   WriteBatch empty;
   got = decode_all(empty.encoded(), &seq, &s);
-  REQUIRE(s.is_ok());
+  REQUIRE(s.ok());
   CHECK(got.empty());
 }
 
@@ -137,7 +137,7 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
   SequenceNumber seq = 0;
   Status s;
   decode_all(make(1, 1, good_entry), &seq, &s);
-  REQUIRE(s.is_ok());
+  REQUIRE(s.ok());
 
   std::string bad_kind = good_entry;
   bad_kind[0] = 7;
@@ -197,6 +197,6 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
       CHECK(!e.key.empty());
       if (!e.value.empty()) CHECK((e.value.data() >= lo && e.value.data() + e.value.size() <= hi));
     });
-    CHECK((st.is_ok() || st.is_corruption()));
+    CHECK((st.ok() || st.is_corruption()));
   }
 }

@@ -58,7 +58,7 @@ Status MemoryFaultInjector::check(FaultOp op, const MemoryDatabase& db, std::str
     ++fired_[i];
     decided = &rule;
   }
-  if (decided == nullptr) return Status::ok();
+  if (decided == nullptr) return Status::OK();
 
   ++injected_;
   Code code = decided->code == Code::Ok ? Code::IO : decided->code;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "platform/memory/memory_state.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -66,7 +67,7 @@ Status edit_bytes(MemoryDatabase& db, const std::string& name, uint64_t offset, 
       edit(&durable[static_cast<size_t>(offset + i)], static_cast<size_t>(i));
     }
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace
@@ -193,7 +194,7 @@ Status MemoryPlatform::remove_database(const std::string& path) {
     it->second->generation.fetch_add(1, std::memory_order_acq_rel);
   }
   dbs_.erase(it);
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<std::vector<MemoryFileInfo>> MemoryPlatform::list_files(const std::string& path) const {
@@ -262,7 +263,7 @@ Status MemoryPlatform::truncate_file(const std::string& path, const std::string&
   if (file->durable_override && file->durable_override->size() > size) {
     file->durable_override->resize(static_cast<size_t>(size));
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 uint64_t MemoryPlatform::total_bytes(const std::string& path) const {

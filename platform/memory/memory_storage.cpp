@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "platform/memory/memory_state.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -35,20 +36,20 @@ struct Context {
   }
   // REQUIRES: db->mu held. Checks the quota for `extra` more bytes.
   Status reserve(std::string_view name, uint64_t extra) const {
-    if (extra == 0 || db->quota == MemoryPlatform::kNoQuota) return Status::ok();
+    if (extra == 0 || db->quota == MemoryPlatform::kNoQuota) return Status::OK();
     if (db->used > db->quota || extra > db->quota - db->used) {
       return Status::quota(db->label(name) + ": quota exceeded (" + std::to_string(db->used) +
                            " of " + std::to_string(db->quota) + " bytes used, " +
                            std::to_string(extra) + " more asked)");
     }
-    return Status::ok();
+    return Status::OK();
   }
   Status check_name(std::string_view name) const {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
         name.find('\0') != std::string_view::npos) {
       return Status::invalid_argument(db->label(name) + ": invalid file name");
     }
-    return Status::ok();
+    return Status::OK();
   }
 };
 
@@ -83,7 +84,7 @@ class MemLogFile final : public LogFile {
     std::lock_guard<std::mutex> lock(file_->mu);
     file_->data.append(data);
     if (live) db.used += data.size();
-    return Status::ok();
+    return Status::OK();
   }
 
   Status sync() override {
@@ -93,7 +94,7 @@ class MemLogFile final : public LogFile {
     if (!ctx_.alive()) return ctx_.stale(name_);
     std::lock_guard<std::mutex> lock(file_->mu);
     file_->mark_synced();
-    return Status::ok();
+    return Status::OK();
   }
 
   uint64_t size() const override {
@@ -107,7 +108,7 @@ class MemLogFile final : public LogFile {
     SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Read, name_));
     std::lock_guard<std::mutex> lock(file_->mu);
     copy_out(file_->data, UINT64_MAX, offset, n, scratch, result);
-    return Status::ok();
+    return Status::OK();
   }
 
   Status truncate(uint64_t size) override {
@@ -128,19 +129,19 @@ class MemLogFile final : public LogFile {
     f.data.resize(size);
     f.synced = std::min<uint64_t>(f.synced, size);
     if (db.is_live(name_, file_.get())) db.used -= cut;
-    return Status::ok();
+    return Status::OK();
   }
 
   Status close() override {
     closed_.store(true, std::memory_order_relaxed);
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
   Status check_open() const {
     if (closed_.load(std::memory_order_relaxed))
       return Status::io_error(ctx_.db->label(name_) + ": file is closed");
-    return Status::ok();
+    return Status::OK();
   }
 
   Context ctx_;
@@ -169,7 +170,7 @@ class MemObjectWriter final : public ObjectWriter {
     file_->data.append(data);
     if (live) db.used += data.size();
     size_ += data.size();
-    return Status::ok();
+    return Status::OK();
   }
 
   uint64_t size() const override { return size_; }
@@ -183,7 +184,7 @@ class MemObjectWriter final : public ObjectWriter {
     file_->mark_synced();
     file_->finished = true;
     done_ = true;
-    return Status::ok();
+    return Status::OK();
   }
 
   void abort() override {
@@ -203,7 +204,7 @@ class MemObjectWriter final : public ObjectWriter {
       return Status::invalid_argument(ctx_.db->label(name_) +
                                       ": object already finished or aborted");
     }
-    return Status::ok();
+    return Status::OK();
   }
 
   Context ctx_;
@@ -226,7 +227,7 @@ class MemObjectReader final : public ObjectReader {
     SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Read, name_));
     std::lock_guard<std::mutex> lock(file_->mu);
     copy_out(file_->data, size_, offset, n, scratch, result);
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -250,7 +251,7 @@ Status remove_file(const Context& ctx, const std::string& name) {
     db.used -= it->second->data.size();
   }
   db.live.erase(it);
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<std::vector<std::string>> list_files(const Context& ctx, bool objects) {
@@ -367,7 +368,7 @@ class MemStorage final : public Storage {
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale({});
     db.durable = db.live;
-    return Status::ok();
+    return Status::OK();
   }
 
   Status write_pointer(const std::string& name, std::string_view contents) override {
@@ -382,7 +383,7 @@ class MemStorage final : public Storage {
       SKV_RETURN_IF_ERROR(ctx_.reserve(name, contents.size() - old_size));
     db.used = db.used - old_size + contents.size();
     db.pointers[name] = std::string(contents);
-    return Status::ok();
+    return Status::OK();
   }
 
   Result<std::string> read_pointer(const std::string& name) override {

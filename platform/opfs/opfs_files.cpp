@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "platform/opfs/opfs_storage.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -42,7 +43,7 @@ class OpfsLogFile final : public LogFile {
   }
 
   Status close() override {
-    if (closed_) return Status::ok();
+    if (closed_) return Status::OK();
     closed_ = true;
     return pool_->unpin(slot_);
   }
@@ -50,7 +51,7 @@ class OpfsLogFile final : public LogFile {
  private:
   Status check_open() const {
     if (closed_) return Status::io_error(pool_->location() + "/" + name_ + ": file is closed");
-    return Status::ok();
+    return Status::OK();
   }
 
   const std::shared_ptr<SlotPool> pool_;
@@ -69,7 +70,7 @@ class OpfsObjectWriter final : public ObjectWriter {
     SKV_RETURN_IF_ERROR(check_writable());
     SKV_RETURN_IF_ERROR(pool_->append(slot_, data));
     size_ += data.size();
-    return Status::ok();
+    return Status::OK();
   }
 
   uint64_t size() const override { return size_; }
@@ -94,7 +95,7 @@ class OpfsObjectWriter final : public ObjectWriter {
       return Status::invalid_argument(pool_->location() + "/" + name_ +
                                       ": object already finished or aborted");
     }
-    return Status::ok();
+    return Status::OK();
   }
 
   const std::shared_ptr<SlotPool> pool_;
@@ -117,7 +118,7 @@ class OpfsObjectReader final : public ObjectReader {
                  std::string_view* result) const override {
     if (offset >= size_) {
       *result = std::string_view(scratch, 0);
-      return Status::ok();
+      return Status::OK();
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
     return pool_->read(slot_, offset, n, scratch, result);

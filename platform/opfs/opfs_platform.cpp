@@ -1,4 +1,5 @@
 #include "platform/opfs/opfs_platform.h"
+#include "util/status_macros.h"
 
 #include <chrono>
 #include <utility>

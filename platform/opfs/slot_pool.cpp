@@ -7,6 +7,7 @@
 
 #include "platform/opfs/opfs_error.h"
 #include "platform/opfs/slot_pool.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -28,7 +29,7 @@ SlotPool::~SlotPool() { close(); }
 
 Status SlotPool::check_open() const {
   if (closed_) return Status::io_error(location_ + ": storage is closed");
-  return Status::ok();
+  return Status::OK();
 }
 
 std::string SlotPool::target(size_t slot) const {
@@ -63,12 +64,12 @@ Status SlotPool::write_header(size_t slot, SlotHeader header) {
   }
   s.dirty_is_mirror = false;
   s.header = std::move(header);
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::write_out(size_t slot) {
   Slot& s = slots_[slot];
-  if (s.buffer.empty()) return Status::ok();
+  if (s.buffer.empty()) return Status::OK();
   const uint64_t offset = kSlotHeaderArea + s.stored;
   ++counters_.handle_writes;
   HandleError e = handles_->write(slot, offset, s.buffer);
@@ -81,7 +82,7 @@ Status SlotPool::write_out(size_t slot) {
   }
   s.stored += s.buffer.size();
   s.buffer.clear();
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::flush_slot(size_t slot, bool with_buffer) {
@@ -108,7 +109,7 @@ Status SlotPool::flush_slot(size_t slot, bool with_buffer) {
     }
   }
   if (s.use == Slot::Use::Releasing && s.pins == 0) finish_release(slot);
-  return Status::ok();
+  return Status::OK();
 }
 
 void SlotPool::finish_release(size_t slot) {
@@ -128,7 +129,7 @@ Status SlotPool::release_slot(size_t slot) {
   Slot& s = slots_[slot];
   s.use = Slot::Use::Releasing;
   s.buffer.clear();
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::prepare_free_slot(size_t slot) {
@@ -139,7 +140,7 @@ Status SlotPool::prepare_free_slot(size_t slot) {
     s.stored = 0;
   }
   s.buffer.clear();
-  return Status::ok();
+  return Status::OK();
 }
 
 size_t SlotPool::count_free(bool include_reclaimable) const {
@@ -191,7 +192,7 @@ Status SlotPool::check_pinned(size_t slot, bool writable) const {
   if (writable && slots_[slot].use != Slot::Use::Used) {
     return Status::io_error(target(slot) + ": the file was removed");
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 // --- names -------------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ Result<size_t> SlotPool::create_file(const std::string& name, SlotKind kind, boo
   if (existing != files_.end()) {
     // The replacement's header is durable before the old slot is freed, so a crash keeps one.
     Status st = flush_slot(slot);
-    if (!st.is_ok()) {
+    if (!st.ok()) {
       slots_[slot].pins = 0;
       (void)release_slot(slot);
       return st;
@@ -257,7 +258,7 @@ Status SlotPool::remove_file(const std::string& name) {
   if (it == files_.end()) return Status::not_found(file_target(name) + ": remove: no such file");
   SKV_RETURN_IF_ERROR(release_slot(it->second));
   files_.erase(it);
-  return Status::ok();
+  return Status::OK();
 }
 
 std::vector<std::string> SlotPool::list_files(SlotKind kind) {
@@ -287,7 +288,7 @@ Status SlotPool::write_pointer(const std::string& name, std::string_view content
   SKV_RETURN_IF_ERROR(write_header(slot, std::move(h)));
   slots_[slot].use = Slot::Use::Used;
   Status st = flush_slot(slot);
-  if (!st.is_ok()) {
+  if (!st.ok()) {
     // Not acknowledged: a crash may still bring it back, as the newer of the two records.
     (void)release_slot(slot);
     return st;
@@ -295,7 +296,7 @@ Status SlotPool::write_pointer(const std::string& name, std::string_view content
   auto old = pointers_.find(name);
   if (old != pointers_.end()) (void)release_slot(old->second);  // see create_file
   pointers_[name] = slot;
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<std::string> SlotPool::read_pointer(const std::string& name) {
@@ -320,7 +321,7 @@ Status SlotPool::sync_names() {
       SKV_RETURN_IF_ERROR(flush_slot(i, /*with_buffer=*/false));
     }
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 // --- a pinned slot -----------------------------------------------------------------------------
@@ -333,12 +334,12 @@ Status SlotPool::append(size_t slot, std::string_view data) {
   s.buffer.append(data);
   if (s.buffer.size() >= options_.write_buffer_bytes) {
     Status st = write_out(slot);
-    if (!st.is_ok()) {
+    if (!st.ok()) {
       slots_[slot].buffer.resize(before);  // this append fails as a whole
       return st;
     }
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::sync(size_t slot) {
@@ -360,7 +361,7 @@ Status SlotPool::read(size_t slot, uint64_t offset, size_t n, char* scratch,
   SKV_RETURN_IF_ERROR(check_pinned(slot, false));
   const Slot& s = slots_[slot];
   const uint64_t size = s.stored + s.buffer.size();
-  if (offset >= size) return Status::ok();
+  if (offset >= size) return Status::OK();
   const size_t want = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
   size_t done = 0;
   if (offset < s.stored) {
@@ -388,7 +389,7 @@ Status SlotPool::read(size_t slot, uint64_t offset, size_t n, char* scratch,
     done = want;
   }
   *result = std::string_view(scratch, done);
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::truncate(size_t slot, uint64_t size) {
@@ -402,13 +403,13 @@ Status SlotPool::truncate(size_t slot, uint64_t size) {
   }
   if (size >= s.stored) {
     s.buffer.resize(static_cast<size_t>(size - s.stored));
-    return Status::ok();
+    return Status::OK();
   }
   HandleError e = handles_->truncate(slot, kSlotHeaderArea + size);
   if (!e.ok()) return handle_error(slot, "truncate to " + std::to_string(size), e);
   s.buffer.clear();
   s.stored = size;
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::finish_object(size_t slot) {
@@ -416,7 +417,7 @@ Status SlotPool::finish_object(size_t slot) {
   SKV_RETURN_IF_ERROR(check_pinned(slot, true));
   SKV_RETURN_IF_ERROR(flush_slot(slot));
   slots_[slot].finished = true;
-  return Status::ok();
+  return Status::OK();
 }
 
 void SlotPool::discard_object(size_t slot) {
@@ -425,18 +426,18 @@ void SlotPool::discard_object(size_t slot) {
   const std::string name = slots_[slot].header.name;
   auto it = files_.find(name);
   if (it == files_.end() || it->second != slot) return;
-  if (release_slot(slot).is_ok()) files_.erase(it);
+  if (release_slot(slot).ok()) files_.erase(it);
 }
 
 Status SlotPool::unpin(size_t slot) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (slot >= slots_.size() || slots_[slot].pins <= 0) return Status::ok();
+  if (slot >= slots_.size() || slots_[slot].pins <= 0) return Status::OK();
   Slot& s = slots_[slot];
-  if (--s.pins > 0 || closed_) return Status::ok();
+  if (--s.pins > 0 || closed_) return Status::OK();
   if (s.use == Slot::Use::Used) return write_out(slot);
   const bool header_durable = s.dirty_copy < 0 || s.dirty_is_mirror;
   if (s.use == Slot::Use::Releasing && header_durable) finish_release(slot);
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace skv

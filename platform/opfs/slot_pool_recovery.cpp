@@ -5,6 +5,7 @@
 
 #include "platform/opfs/opfs_error.h"
 #include "platform/opfs/slot_pool.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -126,7 +127,7 @@ Status SlotPool::resolve_duplicates() {
     auto& names = slots_[i].header.kind == SlotKind::Pointer ? pointers_ : files_;
     names[slots_[i].header.name] = i;
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status SlotPool::adopt_new_slots() {
@@ -134,7 +135,7 @@ Status SlotPool::adopt_new_slots() {
   const size_t n = handles_->slot_count();
   for (size_t i = slots_.size(); i < n; ++i) {
     Status s = load_slot(i, true);
-    if (first.is_ok() && !s.is_ok()) first = std::move(s);
+    if (first.ok() && !s.ok()) first = std::move(s);
   }
   return first;
 }
@@ -214,12 +215,12 @@ Status SlotPool::release_damaged_slot(size_t slot) {
   s.header = SlotHeader();
   s.use = Slot::Use::Releasing;
   Status st = write_header(slot, SlotHeader());
-  if (st.is_ok()) st = flush_slot(slot);  // frees it and truncates its data
-  if (!st.is_ok()) {
+  if (st.ok()) st = flush_slot(slot);  // frees it and truncates its data
+  if (!st.ok()) {
     slots_[slot].use = Slot::Use::Damaged;
     return st;
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 void SlotPool::close() {

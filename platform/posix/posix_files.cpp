@@ -13,6 +13,7 @@
 #include "platform/posix/posix_error.h"
 #include "platform/posix/posix_internal.h"
 #include "platform/posix/posix_platform.h"
+#include "util/status_macros.h"
 
 namespace skv::posix {
 
@@ -66,19 +67,19 @@ class PosixLogFile final : public LogFile {
     } while (r != 0 && errno == EINTR);
     if (r != 0) return posix_error(label_, "truncate", errno);
     size_.store(size, std::memory_order_release);
-    return Status::ok();
+    return Status::OK();
   }
 
   Status close() override {
-    if (fd_ < 0) return Status::ok();
+    if (fd_ < 0) return Status::OK();
     int err = close_fd(fd_);
     fd_ = -1;
-    return err == 0 ? Status::ok() : posix_error(label_, "close", err);
+    return err == 0 ? Status::OK() : posix_error(label_, "close", err);
   }
 
  private:
   Status check_open() const {
-    return fd_ >= 0 ? Status::ok() : Status::io_error(label_ + ": file is closed");
+    return fd_ >= 0 ? Status::OK() : Status::io_error(label_ + ": file is closed");
   }
 
   std::shared_ptr<const PosixDir> dir_;
@@ -105,12 +106,12 @@ class PosixObjectWriter final : public ObjectWriter {
     size_ += data.size();
     if (buffer_.size() + data.size() <= kObjectBufferSize) {
       buffer_.append(data);
-      return Status::ok();
+      return Status::OK();
     }
     SKV_RETURN_IF_ERROR(flush());
     if (data.size() >= kObjectBufferSize) return write_through(data);
     buffer_.append(data);
-    return Status::ok();
+    return Status::OK();
   }
 
   uint64_t size() const override { return size_; }
@@ -119,15 +120,15 @@ class PosixObjectWriter final : public ObjectWriter {
     SKV_RETURN_IF_ERROR(check_writable());
     SKV_RETURN_IF_ERROR(flush());
     Status s = sync_data(fd_, label_, "finish: sync");
-    if (s.is_ok()) {
+    if (s.ok()) {
       int err = close_fd(fd_);
       fd_ = -1;
       if (err != 0) s = posix_error(label_, "finish: close", err);
     }
-    if (s.is_ok() && ::renameat(dir_->fd, partial_.c_str(), dir_->fd, name_.c_str()) != 0) {
+    if (s.ok() && ::renameat(dir_->fd, partial_.c_str(), dir_->fd, name_.c_str()) != 0) {
       s = posix_error(label_, "finish: rename", errno);
     }
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       error_ = s;  // abort() (or the destructor) removes the partial file
       return s;
     }
@@ -150,11 +151,11 @@ class PosixObjectWriter final : public ObjectWriter {
   }
   Status write_through(std::string_view data) {
     Status s = write_all(fd_, data, label_, "append", nullptr);
-    if (!s.is_ok()) error_ = s;
+    if (!s.ok()) error_ = s;
     return s;
   }
   Status flush() {
-    if (buffer_.empty()) return Status::ok();
+    if (buffer_.empty()) return Status::OK();
     Status s = write_through(buffer_);
     buffer_.clear();
     return s;
@@ -184,7 +185,7 @@ class PosixObjectReader final : public ObjectReader {
                  std::string_view* result) const override {
     if (offset >= size_) {
       *result = std::string_view(scratch, 0);
-      return Status::ok();
+      return Status::OK();
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
     return pread_all(fd_, offset, n, scratch, label_, result);

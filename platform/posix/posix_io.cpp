@@ -79,21 +79,21 @@ Status pread_all(int fd, uint64_t offset, size_t n, char* scratch, const std::st
     done += static_cast<size_t>(r);
   }
   *result = std::string_view(scratch, done);
-  return Status::ok();
+  return Status::OK();
 }
 
 // Makes the data of a file durable (fdatasync; F_FULLFSYNC where fdatasync does not reach the
 // disk).
 Status sync_data(int fd, const std::string& label, const char* op) {
 #if defined(__APPLE__)
-  if (::fcntl(fd, F_FULLFSYNC) == 0) return Status::ok();
-  if (::fsync(fd) == 0) return Status::ok();
+  if (::fcntl(fd, F_FULLFSYNC) == 0) return Status::OK();
+  if (::fsync(fd) == 0) return Status::OK();
 #else
   int r;
   do {
     r = ::fdatasync(fd);
   } while (r != 0 && errno == EINTR);
-  if (r == 0) return Status::ok();
+  if (r == 0) return Status::OK();
 #endif
   return posix_error(label, op, errno);
 }
@@ -103,7 +103,7 @@ Status sync_dir_fd(int fd, const std::string& label) {
   do {
     r = ::fsync(fd);
   } while (r != 0 && errno == EINTR);
-  return r == 0 ? Status::ok() : posix_error(label, "sync directory", errno);
+  return r == 0 ? Status::OK() : posix_error(label, "sync directory", errno);
 }
 
 int open_at(int dir, const std::string& name, int flags, mode_t mode) {
@@ -135,7 +135,7 @@ Status PosixDir::check_name(const std::string& name) const {
   if (name == PosixPlatform::kLockFileName || is_partial_name(name)) {
     return Status::invalid_argument(label(name) + ": name reserved by the platform");
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<std::vector<std::string>> PosixDir::entries() const {

@@ -17,6 +17,7 @@
 #include "platform/posix/posix_error.h"
 #include "platform/posix/posix_internal.h"
 #include "platform/posix/posix_platform.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -38,7 +39,7 @@ Status remove_file(const PosixDir& dir, const std::string& name) {
   if (::unlinkat(dir.fd, name.c_str(), 0) != 0) {
     return posix_error(dir.label(name), "remove", errno);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<std::vector<std::string>> list_names(const PosixDir& dir, bool (*keep)(std::string_view)) {
@@ -178,7 +179,7 @@ class DbLock {
       if (errno == EACCES || errno == EAGAIN) return Status::busy(busy);
       return posix_error(label, "lock", errno);
     }
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -205,13 +206,13 @@ class PosixStorage final : public Storage {
     int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_TRUNC);
     if (fd < 0) return posix_error(label, "write pointer", errno);
     Status s = write_all(fd, contents, label, "write pointer", nullptr);
-    if (s.is_ok()) s = sync_data(fd, label, "write pointer: sync");
+    if (s.ok()) s = sync_data(fd, label, "write pointer: sync");
     int err = close_fd(fd);
-    if (s.is_ok() && err != 0) s = posix_error(label, "write pointer: close", err);
-    if (s.is_ok() && ::renameat(dir_->fd, partial.c_str(), dir_->fd, name.c_str()) != 0) {
+    if (s.ok() && err != 0) s = posix_error(label, "write pointer: close", err);
+    if (s.ok() && ::renameat(dir_->fd, partial.c_str(), dir_->fd, name.c_str()) != 0) {
       s = posix_error(label, "write pointer: rename", errno);
     }
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       ::unlinkat(dir_->fd, partial.c_str(), 0);
       return s;
     }
@@ -234,7 +235,7 @@ class PosixStorage final : public Storage {
       out.append(buf, static_cast<size_t>(r));
     }
     close_fd(fd);
-    if (!s.is_ok()) return s;
+    if (!s.ok()) return s;
     return out;
   }
 
@@ -250,7 +251,7 @@ class PosixStorage final : public Storage {
 Status make_dirs(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Status::ok();
+    if (S_ISDIR(st.st_mode)) return Status::OK();
     return posix_error(path, "create database directory", ENOTDIR);
   }
   size_t pos = 0;
@@ -271,7 +272,7 @@ Status make_dirs(const std::string& path) {
     close_fd(fd);
     SKV_RETURN_IF_ERROR(s);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace

@@ -24,10 +24,10 @@ int run(const std::string& dir) {
   skv::Result<skv::Transaction> tx = tree->begin();
   if (!tx.ok()) return fail("begin", tx.status());
   tx->set_durability(skv::Durability::Immediate);
-  if (skv::Status s = tx->set("greeting", "hello from a consumer"); !s.is_ok()) {
+  if (skv::Status s = tx->set("greeting", "hello from a consumer"); !s.ok()) {
     return fail("set", s);
   }
-  if (skv::Status s = tx->commit().wait(); !s.is_ok()) return fail("commit", s);
+  if (skv::Status s = tx->commit().wait(); !s.ok()) return fail("commit", s);
 
   skv::Result<skv::Transaction> reader = tree->begin_with_mode(skv::Mode::ReadOnly);
   if (!reader.ok()) return fail("begin read-only", reader.status());
@@ -37,7 +37,7 @@ int run(const std::string& dir) {
     std::fprintf(stderr, "skv consumer: get returned the wrong value\n");
     return 1;
   }
-  if (skv::Status s = tree->close(); !s.is_ok()) return fail("close", s);
+  if (skv::Status s = tree->close(); !s.ok()) return fail("close", s);
   std::printf("skv consumer: ok (%s)\n", (*value)->c_str());
   return 0;
 }

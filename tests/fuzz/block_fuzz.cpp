@@ -83,7 +83,7 @@ bool same_properties(const TableProperties& a, const TableProperties& b) {
 void check_footer(std::string_view input) {
   TableFooter f;
   Status s = decode_table_footer(input, "fuzz.sst", 0, &f);
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     SKV_FUZZ_CHECK(s.is_corruption(), s.to_string());
     return;
   }

@@ -53,26 +53,26 @@ class StringLogFile final : public LogFile {
   const std::string& name() const override { return name_; }
   Status append(std::string_view d) override {
     data_->append(d.data(), d.size());
-    return Status::ok();
+    return Status::OK();
   }
-  Status sync() override { return Status::ok(); }
+  Status sync() override { return Status::OK(); }
   uint64_t size() const override { return data_->size(); }
   Status read_at(uint64_t offset, size_t n, char* scratch,
                  std::string_view* result) const override {
     if (offset >= data_->size()) {
       *result = {};
-      return Status::ok();
+      return Status::OK();
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, data_->size() - offset));
     std::memcpy(scratch, data_->data() + offset, n);
     *result = std::string_view(scratch, n);
-    return Status::ok();
+    return Status::OK();
   }
   Status truncate(uint64_t size) override {
     if (size < data_->size()) data_->resize(static_cast<size_t>(size));
-    return Status::ok();
+    return Status::OK();
   }
-  Status close() override { return Status::ok(); }
+  Status close() override { return Status::OK(); }
 
  private:
   std::string name_;
@@ -91,7 +91,7 @@ class StringObjectReader final : public ObjectReader {
                  std::string_view* result) const override {
     if (offset >= data_.size()) {
       *result = {};
-      return Status::ok();
+      return Status::OK();
     }
     n = static_cast<size_t>(std::min<uint64_t>(n, data_.size() - offset));
     if (zero_copy_) {
@@ -100,7 +100,7 @@ class StringObjectReader final : public ObjectReader {
       std::memcpy(scratch, data_.data() + offset, n);
       *result = std::string_view(scratch, n);
     }
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -115,10 +115,10 @@ class StringObjectWriter final : public ObjectWriter {
   explicit StringObjectWriter(std::string* out) : out_(out) {}
   Status append(std::string_view d) override {
     out_->append(d.data(), d.size());
-    return Status::ok();
+    return Status::OK();
   }
   uint64_t size() const override { return out_->size(); }
-  Status finish() override { return Status::ok(); }
+  Status finish() override { return Status::OK(); }
   void abort() override {}
 
  private:
@@ -227,7 +227,7 @@ inline void fix_table(std::string* file) {
   char* footer = file->data() + file->size() - kTableFooterSize;
   encode_fixed32(footer + 60, crc32c::mask(crc32c::value(footer, 60)));
   TableFooter f;
-  if (!decode_table_footer(std::string_view(footer, kTableFooterSize), "fixup", 0, &f).is_ok()) {
+  if (!decode_table_footer(std::string_view(footer, kTableFooterSize), "fixup", 0, &f).ok()) {
     return;
   }
   fix_block(file, f.properties);

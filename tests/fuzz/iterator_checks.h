@@ -40,10 +40,10 @@ struct Walk {
 
 inline void check_position(const InternalIterator& it) {
   if (it.valid()) {
-    SKV_FUZZ_CHECK(it.status().is_ok(), "an iterator with an error must be invalid");
+    SKV_FUZZ_CHECK(it.status().ok(), "an iterator with an error must be invalid");
     SKV_FUZZ_CHECK(it.key().size() >= kInternalKeySuffix, "internal key too short");
   } else {
-    SKV_FUZZ_CHECK(it.status().is_ok() || it.status().is_corruption(), it.status().to_string());
+    SKV_FUZZ_CHECK(it.status().ok() || it.status().is_corruption(), it.status().to_string());
   }
 }
 
@@ -124,8 +124,8 @@ inline Entries check_iterator(InternalIterator* it, std::string_view raw, bool c
                               bool* ascending) {
   Walk fwd = walk(it, true, max_entries);
   Walk bwd = walk(it, false, max_back);
-  const bool ok = fwd.complete && fwd.status.is_ok() && strictly_ascending(fwd.entries);
-  if (ok && compare_walks && bwd.status.is_ok()) {
+  const bool ok = fwd.complete && fwd.status.ok() && strictly_ascending(fwd.entries);
+  if (ok && compare_walks && bwd.status.ok()) {
     const size_t n = fwd.entries.size();
     SKV_FUZZ_CHECK(bwd.entries.size() <= n, "backward walk longer than the forward walk");
     if (bwd.complete) {
@@ -161,7 +161,7 @@ inline Entries check_iterator(InternalIterator* it, std::string_view raw, bool c
     }
   }
   *ascending = ok;
-  if (!fwd.complete || !fwd.status.is_ok()) fwd.entries.clear();
+  if (!fwd.complete || !fwd.status.ok()) fwd.entries.clear();
   return std::move(fwd.entries);
 }
 

@@ -44,7 +44,7 @@ void fail(const std::string& what) {
 }
 
 void check(const Status& s, const std::string& what) {
-  if (!s.is_ok()) fail(what + ": " + s.to_string());
+  if (!s.ok()) fail(what + ": " + s.to_string());
 }
 
 void write(const std::string& target, const std::string& name, const std::string& bytes) {

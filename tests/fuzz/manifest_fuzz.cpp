@@ -75,7 +75,7 @@ void check_edit(std::string_view input) {
   edit.set_log_number(99);  // decode_from must replace, not merge
   Status s = edit.decode_from(input, "fuzz", 0);
   (void)edit.debug_string();
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     SKV_FUZZ_CHECK(s.is_corruption(), s.to_string());
     SKV_FUZZ_CHECK(is_empty(edit), "a failed decode must leave the edit cleared");
     return;
@@ -96,7 +96,7 @@ void check_edit(std::string_view input) {
   SKV_FUZZ_CHECK(enc.size() <= input.size(), "edit re-encoding is longer than the input");
   VersionEdit again;
   Status s2 = again.decode_from(enc, "fuzz", 0);
-  SKV_FUZZ_CHECK(s2.is_ok(), "re-encoded edit fails to decode: " + s2.to_string());
+  SKV_FUZZ_CHECK(s2.ok(), "re-encoded edit fails to decode: " + s2.to_string());
   SKV_FUZZ_CHECK(same_edit(edit, again), "decode(encode(x)) != x");
   std::string enc2;
   again.encode_to(&enc2);
@@ -183,7 +183,7 @@ std::set<uint64_t> tables_named(std::string bytes) {
     Result<bool> got = reader.read_record(&record, &offset);
     if (!got.ok() || !*got) break;
     VersionEdit e;
-    if (!e.decode_from(record).is_ok()) break;
+    if (!e.decode_from(record).ok()) break;
     for (const auto& nf : e.new_files()) out.insert(nf.meta.number);
   }
   return out;
@@ -199,18 +199,18 @@ void check_recover(const std::string& bytes) {
   {
     Result<std::unique_ptr<LogFile>> f = storage->logs().create(name);
     SKV_FUZZ_CHECK(f.ok(), f.status().to_string());
-    SKV_FUZZ_CHECK((*f)->append(bytes).is_ok() && (*f)->sync().is_ok(), "write manifest");
-    SKV_FUZZ_CHECK((*f)->close().is_ok(), "close manifest");
+    SKV_FUZZ_CHECK((*f)->append(bytes).ok() && (*f)->sync().ok(), "write manifest");
+    SKV_FUZZ_CHECK((*f)->close().ok(), "close manifest");
   }
   for (uint64_t t : tables_named(bytes)) {
     const std::string tname = table_file_name(t);
     if (tname == name) continue;
     Result<std::unique_ptr<ObjectWriter>> w = storage->objects().create(tname);
     if (!w.ok()) continue;
-    SKV_FUZZ_CHECK((*w)->append("stand-in").is_ok() && (*w)->finish().is_ok(), "stand-in");
+    SKV_FUZZ_CHECK((*w)->append("stand-in").ok() && (*w)->finish().ok(), "stand-in");
   }
-  SKV_FUZZ_CHECK(storage->sync_dir().is_ok(), "sync_dir");
-  SKV_FUZZ_CHECK(storage->write_pointer(current_file_name(), name + "\n").is_ok(), "CURRENT");
+  SKV_FUZZ_CHECK(storage->sync_dir().ok(), "sync_dir");
+  SKV_FUZZ_CHECK(storage->write_pointer(current_file_name(), name + "\n").ok(), "CURRENT");
 
   Options options;
   options.level_count = kLevelCount;
@@ -219,7 +219,7 @@ void check_recover(const std::string& bytes) {
   {
     VersionSet vs(storage.get(), options, &tables);
     Status s = vs.recover();
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       SKV_FUZZ_CHECK(s.is_corruption() || s.code() == Code::InvalidArgument, s.to_string());
       return;
     }
@@ -230,11 +230,11 @@ void check_recover(const std::string& bytes) {
     // Write the recovered state out: a new manifest holding a snapshot of it.
     VersionEdit nothing;
     Status w = vs.log_and_apply(&nothing);
-    SKV_FUZZ_CHECK(w.is_ok(), "rewriting a recovered state failed: " + w.to_string());
+    SKV_FUZZ_CHECK(w.ok(), "rewriting a recovered state failed: " + w.to_string());
   }
   VersionSet again(storage.get(), options, &tables);
   Status s = again.recover();
-  SKV_FUZZ_CHECK(s.is_ok(), "recovering a rewritten manifest failed: " + s.to_string());
+  SKV_FUZZ_CHECK(s.ok(), "recovering a rewritten manifest failed: " + s.to_string());
   const State second = capture(again);
   check_state(second, again.manifest_file_number());
   SKV_FUZZ_CHECK(same_levels(first, second), "tables differ after a rewrite");

@@ -53,7 +53,7 @@ Shape inspect(const std::string& bytes, uint64_t num_entries) {
   fuzz::StringObjectReader file("oracle", bytes);
   TableFooter f;
   std::string_view footer(bytes.data() + bytes.size() - kTableFooterSize, kTableFooterSize);
-  if (!decode_table_footer(footer, "oracle", 0, &f).is_ok()) return shape;
+  if (!decode_table_footer(footer, "oracle", 0, &f).ok()) return shape;
   Result<BlockContents> index_data = read_block(file, f.index);
   if (!index_data.ok()) return shape;
   shape.misframed = fuzz::restarts_misframed(index_data->view());
@@ -95,11 +95,11 @@ Shape inspect(const std::string& bytes, uint64_t num_entries) {
       first = false;
       if (entries > kMaxEntries) good = false;
     }
-    if (!di.status().is_ok() || first) good = false;  // a bad or empty data block
+    if (!di.status().ok() || first) good = false;  // a bad or empty data block
     if (good && compare_internal_keys(separator, prev_key) < 0) good = false;
     prev_separator = separator;
   }
-  shape.well_formed = good && ii.status().is_ok() && !ii.valid() && entries == num_entries;
+  shape.well_formed = good && ii.status().ok() && !ii.valid() && entries == num_entries;
   return shape;
 }
 
@@ -121,7 +121,7 @@ void check_get(const Table& table, const fuzz::Entries& fwd, bool oracle, bool t
                bool misframed, std::string_view user_key, SequenceNumber snapshot) {
   Table::GetResult r;
   Status s = table.get(user_key, snapshot, &r);
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     SKV_FUZZ_CHECK(s.is_corruption(), s.to_string());
     SKV_FUZZ_CHECK(!oracle || misframed, "get failed on a well-formed table: " + s.to_string());
     return;

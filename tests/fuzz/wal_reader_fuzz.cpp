@@ -52,7 +52,7 @@ bool decode_batch(std::string_view record, SequenceNumber* seq, std::vector<Owne
     SKV_FUZZ_CHECK(inside(e.key) && inside(e.value), "entry views must point into the record");
     out->push_back({e.kind, std::string(e.key), std::string(e.value), e.timestamp});
   });
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     SKV_FUZZ_CHECK(s.is_corruption(), s.to_string());
     SKV_FUZZ_CHECK(out->empty(), "a batch that fails to decode must deliver no entry");
     return false;
@@ -98,7 +98,7 @@ void read_log(std::string bytes, const std::vector<fuzz::RecordSpan>* expected) 
   Status hs = reader.read_header(&header);
   std::string record;
   uint64_t offset = 0;
-  if (!hs.is_ok()) {
+  if (!hs.ok()) {
     SKV_FUZZ_CHECK(hs.is_corruption(), hs.to_string());
     Result<bool> again = reader.read_record(&record, &offset);
     SKV_FUZZ_CHECK(!again.ok() && again.status().message() == hs.message(),

@@ -52,7 +52,7 @@ inline Transaction begin_or_fail(const Tree& tree, Mode mode = Mode::ReadWrite) 
 
 inline void require_ok(const Status& s) {
   INFO(s.to_string());
-  REQUIRE(s.is_ok());
+  REQUIRE(s.ok());
 }
 
 // Every key and value of the tree, read through one read-only transaction.

@@ -71,7 +71,7 @@ class Checker {
   }
 
   bool check_ok(const skv::Status& s, const std::string& what) {
-    return check(s.is_ok(), what + ": " + s.to_string());
+    return check(s.ok(), what + ": " + s.to_string());
   }
 
   int passed() const { return passed_; }
@@ -280,7 +280,7 @@ class Smoke {
       }
       ++n;
       skv::Status s = forward ? it.next() : it.prev();
-      if (!s.is_ok()) break;
+      if (!s.ok()) break;
     }
     checker_.check_ok(it.status(), what + " status");
     checker_.check(order_ok, what + " order");

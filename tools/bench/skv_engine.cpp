@@ -11,7 +11,7 @@ namespace skv::bench {
 namespace {
 
 void check(const Status& s, const char* what) {
-  if (!s.is_ok()) throw BenchError(std::string("skv ") + what + ": " + s.to_string());
+  if (!s.ok()) throw BenchError(std::string("skv ") + what + ": " + s.to_string());
 }
 
 template <typename T>

@@ -81,7 +81,7 @@ inline std::vector<uint32_t> shuffled_indices(size_t n, uint64_t seed) {
 
 // Setup failures make every later number meaningless: report and stop.
 inline void check_ok(const Status& s, const char* what) {
-  if (s.is_ok()) return;
+  if (s.ok()) return;
   std::fprintf(stderr, "skv_microbench: %s: %s\n", what, s.to_string().c_str());
   std::abort();
 }

@@ -83,19 +83,19 @@ class DiscardingLogFile final : public LogFile {
   Status append(std::string_view data) override {
     size_ += data.size();
     benchmark::DoNotOptimize(data.data());
-    return Status::ok();
+    return Status::OK();
   }
-  Status sync() override { return Status::ok(); }
+  Status sync() override { return Status::OK(); }
   uint64_t size() const override { return size_; }
   Status read_at(uint64_t, size_t, char*, std::string_view* result) const override {
     *result = {};
-    return Status::ok();
+    return Status::OK();
   }
   Status truncate(uint64_t size) override {
     size_ = size;
-    return Status::ok();
+    return Status::OK();
   }
-  Status close() override { return Status::ok(); }
+  Status close() override { return Status::OK(); }
 
  private:
   std::string name_ = "discard.wal";

@@ -122,7 +122,7 @@ inline void Simulation::final_check() {
   reopen(false);
   if (failed()) return;
   Status s = tree_->close();
-  if (!s.is_ok()) fail("final close: " + show(s));
+  if (!s.ok()) fail("final close: " + show(s));
 }
 
 inline SimResult Simulation::run() {

@@ -56,13 +56,13 @@ inline void Simulation::reopen(bool crash) {
     if (faults_active_ && !rng_.one_in(4)) stop_faults();
     Status s = tree_->close();
     note("close: %s", show(s).c_str());
-    if (!s.is_ok() && !write_error_ok(s)) {
+    if (!s.ok() && !write_error_ok(s)) {
       fail("close: " + show(s));
       return;
     }
-    synced = s.is_ok();
+    synced = s.ok();
     Status again = tree_->close();
-    if (!again.is_ok()) {
+    if (!again.ok()) {
       fail("a second close: " + show(again) + " (close is idempotent)");
       return;
     }
@@ -108,7 +108,7 @@ inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
     actual.emplace_back(std::string(it->key()), std::string(*v));
     (void)it->next();
   }
-  if (!it->status().is_ok()) return fail("reading the recovered tree: " + show(it->status()));
+  if (!it->status().ok()) return fail("reading the recovered tree: " + show(it->status()));
   // The same entries backwards.
   size_t back = actual.size();
   (void)it->seek_last();
@@ -120,7 +120,7 @@ inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
     }
     --back;
   }
-  if (back != 0 || !it->status().is_ok()) {
+  if (back != 0 || !it->status().ok()) {
     return fail("a backward scan of the recovered tree ended early: " + show(it->status()));
   }
   Result<uint64_t> n = tx->count("", "");
@@ -214,7 +214,7 @@ inline bool Simulation::flush_once(const char* what) {
   }
   Status s = f.get();
   note("%s: %s", what, show(s).c_str());
-  if (s.is_ok()) {
+  if (s.ok()) {
     model_.mark_durable();  // the memtable is in a durable table now, the WAL before it synced
     ++stats_.flushes;
     return true;
@@ -231,7 +231,7 @@ inline void Simulation::op_compact() {
   if (!flush_once("flush before compact_all")) return;
   Status s = tree_->compact_all();
   note("compact_all: %s", show(s).c_str());
-  if (s.is_ok()) {
+  if (s.ok()) {
     model_.mark_durable();
     ++stats_.compactions;
   } else if (!write_error_ok(s)) {

@@ -163,7 +163,7 @@ inline bool Simulation::apply_move(Cursor& c, int move, const std::string& targe
   }
   std::string what = c.label + " " + detail::move_name(move);
   if (move == detail::kSeek) what += "(" + printable(target) + ")";
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     note("%s: %s", what.c_str(), show(s).c_str());
     if (read_error_ok(s) && !c.it.valid()) {
       ++stats_.read_errors;
@@ -185,7 +185,7 @@ inline bool Simulation::check_cursor(Cursor& c, const std::string& what, bool re
   }
   if (!valid) {
     if (c.pos >= 0) return fail(what + ": iterator is invalid, expected " + want);
-    if (!c.it.status().is_ok()) return fail(what + ": status " + show(c.it.status()));
+    if (!c.it.status().ok()) return fail(what + ": status " + show(c.it.status()));
     return true;
   }
   if (c.pos < 0)

@@ -83,7 +83,7 @@ inline void Simulation::op_set(bool del) {
          ", expected " + code_name(want));
     return;
   }
-  if (s.is_ok()) t->writes[key] = del ? nullptr : make_value(value);
+  if (s.ok()) t->writes[key] = del ? nullptr : make_value(value);
 }
 
 // Many writes in one transaction, so trees grow and commits get large.
@@ -103,7 +103,7 @@ inline void Simulation::op_bulk() {
            show(s) + ", expected " + code_name(want));
       return;
     }
-    if (!s.is_ok()) return;
+    if (!s.ok()) return;
     t->writes[key] = del ? nullptr : make_value(value);
   }
 }
@@ -213,7 +213,7 @@ inline void Simulation::op_commit() {
   }
   Status s = f.get();
   note("%s: %s", what.c_str(), show(s).c_str());
-  if (s.is_ok()) {
+  if (s.ok()) {
     if (conflict) {
       fail(what + " succeeded, but key " + printable(conflict_key) +
            " was written by a commit after its snapshot (commit " + std::to_string(t->snap) +
@@ -248,7 +248,7 @@ inline void Simulation::op_rollback() {
   if (t == nullptr) return;
   Status s = t->tx.rollback();
   note("t%d rollback: %s", t->id, show(s).c_str());
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     fail("t" + std::to_string(t->id) + " rollback: " + show(s));
     return;
   }
@@ -274,7 +274,7 @@ inline void Simulation::op_savepoint() {
   if (t == nullptr) return;
   Status s = t->tx.set_savepoint();
   note("t%d set_savepoint: %s", t->id, show(s).c_str());
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     fail("t" + std::to_string(t->id) + " set_savepoint: " + show(s));
     return;
   }
@@ -292,7 +292,7 @@ inline void Simulation::op_rollback_savepoint() {
          code_name(want));
     return;
   }
-  if (s.is_ok()) {
+  if (s.ok()) {
     t->writes = std::move(t->savepoints.back());
     t->savepoints.pop_back();
   }

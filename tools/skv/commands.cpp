@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "session.h"
 #include "skv/skv.h"
+#include "util/status_macros.h"
 
 namespace skv::cli {
 
@@ -67,7 +68,7 @@ int run_get(const std::string& dir, const std::string& key, bool raw) {
     } else {
       print_line(escape(*value));
     }
-    return Status::ok();
+    return Status::OK();
   });
 }
 
@@ -82,7 +83,7 @@ int run_del(const std::string& dir, const std::string& key) {
 int run_scan(const std::string& dir, const ScanOptions& options) {
   return with_tree("scan", dir, /*create=*/false, [&](Session& session) -> Status {
     const auto range = bounds(options.range);
-    if (!range) return Status::ok();
+    if (!range) return Status::OK();
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(Iterator it, options.keys_only ? tx.keys(range->first, range->second)
                                                         : tx.range(range->first, range->second));
@@ -110,7 +111,7 @@ int run_count(const std::string& dir, const KeyRange& key_range) {
       SKV_ASSIGN_OR_RETURN(count, tx.count(range->first, range->second));
     }
     std::printf("%" PRIu64 "\n", count);
-    return Status::ok();
+    return Status::OK();
   });
 }
 
@@ -131,7 +132,7 @@ int run_stats(const std::string& dir) {
       std::printf("L%-2d files %-6d bytes %" PRIu64 "\n", level, st.files_per_level[level],
                   st.bytes_per_level[level]);
     }
-    return Status::ok();
+    return Status::OK();
   });
 }
 
@@ -139,7 +140,7 @@ int run_flush(const std::string& dir) {
   return with_tree("flush", dir, /*create=*/false, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.wait(session.tree().flush()));
     std::printf("flushed %s\n", escape(dir).c_str());
-    return Status::ok();
+    return Status::OK();
   });
 }
 
@@ -147,7 +148,7 @@ int run_compact(const std::string& dir) {
   return with_tree("compact", dir, /*create=*/false, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.tree().compact_all());
     std::printf("compacted %s\n", escape(dir).c_str());
-    return Status::ok();
+    return Status::OK();
   });
 }
 

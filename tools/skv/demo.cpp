@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "session.h"
 #include "skv/skv.h"
+#include "util/status_macros.h"
 
 namespace skv::cli {
 
@@ -122,7 +123,7 @@ Status demo(Session& session) {
   const TreeStats st = tree.stats();
   std::printf("last sequence %" PRIu64 ", memtable %" PRIu64 " bytes\n", st.last_sequence,
               st.memtable_bytes);
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace

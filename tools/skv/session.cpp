@@ -41,11 +41,11 @@ int with_tree(std::string_view command, const std::string& dir, bool create,
   Session session(platform, std::move(tree).value());
   Status s = body(session);
   Status closed = session.tree().close();
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     print_error(command, s);
     return 1;
   }
-  if (!closed.is_ok()) {
+  if (!closed.ok()) {
     print_error(command, closed.with_context("closing " + dir));
     return 1;
   }

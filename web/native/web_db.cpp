@@ -113,7 +113,7 @@ int WebDb::open(const std::string& name, int table, val options) {
   Options o = browser_defaults();
   OpfsOptions pool;
   pool.reserve_slots = 24;
-  if (Status s = read_options(options, &o, &pool); !s.is_ok()) return fail(s);
+  if (Status s = read_options(options, &o, &pool); !s.ok()) return fail(s);
   name_ = name;
   auto handles = std::make_shared<JsSlotHandles>(table);
   platform_ = std::make_shared<OpfsPlatform>(
@@ -144,7 +144,7 @@ int WebDb::close() {
   Status s = tree_->close();
   tree_.reset();
   // Commits the close completed (or failed) are still reported by take_done().
-  if (!s.is_ok()) return fail(s);
+  if (!s.ok()) return fail(s);
   return 0;
 }
 
@@ -288,7 +288,7 @@ Status WebDb::step(Cursor* c) { return c->reverse ? c->it.prev() : c->it.next();
 val WebDb::iter_next(int id, int max_entries, int max_bytes) {
   Cursor* c = cursor(id);
   if (c == nullptr) return val::null();
-  if (Status s = start(c); !s.is_ok()) return fail(s), val::null();
+  if (Status s = start(c); !s.ok()) return fail(s), val::null();
   std::string out;
   put_u32(&out, 0);
   put_u32(&out, 0);
@@ -308,9 +308,9 @@ val WebDb::iter_next(int id, int max_entries, int max_bytes) {
       out.append(*v);
     }
     ++count;
-    if (Status s = step(c); !s.is_ok()) return fail(s), val::null();
+    if (Status s = step(c); !s.ok()) return fail(s), val::null();
   }
-  if (!c->it.status().is_ok()) return fail(c->it.status()), val::null();
+  if (!c->it.status().ok()) return fail(c->it.status()), val::null();
   set_u32(&out, 0, count);
   set_u32(&out, 4, c->it.valid() ? 0 : 1);
   return bytes_to_js(out);
@@ -319,10 +319,10 @@ val WebDb::iter_next(int id, int max_entries, int max_bytes) {
 double WebDb::iter_skip(int id, double n) {
   Cursor* c = cursor(id);
   if (c == nullptr) return -1;
-  if (Status s = start(c); !s.is_ok()) return fail(s), -1;
+  if (Status s = start(c); !s.ok()) return fail(s), -1;
   double skipped = 0;
   while (skipped < n && c->it.valid()) {
-    if (Status s = step(c); !s.is_ok()) return fail(s), -1;
+    if (Status s = step(c); !s.ok()) return fail(s), -1;
     ++skipped;
   }
   return skipped;
@@ -421,8 +421,8 @@ val WebDb::export_files() {
       std::string_view got;
       Status s = pool.read(*slot, 0, size, data.data(), &got);
       Status u = pool.unpin(*slot);
-      if (s.is_ok()) s = u;
-      if (!s.is_ok()) return fail(s), val::null();
+      if (s.ok()) s = u;
+      if (!s.ok()) return fail(s), val::null();
       val entry = val::array();
       entry.call<void>("push", file, bytes_to_js(got));
       out.set(n++, entry);

@@ -86,8 +86,9 @@ class [[nodiscard]] Status {
   Status(Status&&) noexcept = default;
   Status& operator=(Status&&) noexcept = default;
 
-  bool is_ok() const { return rep_ == nullptr; }
-  explicit operator bool() const { return is_ok(); }
+  // True for success. The one predicate; Result<T>::ok() means the same.
+  bool ok() const { return rep_ == nullptr; }
+  explicit operator bool() const { return ok(); }
   Code code() const { return rep_ ? rep_->code : Code::Ok; }
   EncryptionError encryption_error() const { return rep_ ? rep_->sub : EncryptionError::None; }
   // The message without the code prefix; empty for OK.
@@ -121,7 +122,7 @@ class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
   Result(Status status) : v_(std::in_place_index<1>, std::move(status)) {  // NOLINT
-    assert(!std::get<1>(v_).is_ok() && "a Result built from a Status needs an error");
+    assert(!std::get<1>(v_).ok() && "a Result built from a Status needs an error");
   }
 
   bool ok() const { return v_.index() == 0; }
@@ -129,6 +130,10 @@ class [[nodiscard]] Result {
 
   // The error, or OK when a value is held.
   Status status() const { return ok() ? Status() : std::get<1>(v_); }
+
+  // The value, or `fallback` when this holds an error.
+  T value_or(T fallback) const& { return ok() ? std::get<0>(v_) : std::move(fallback); }
+  T value_or(T fallback) && { return ok() ? std::get<0>(std::move(v_)) : std::move(fallback); }
 
   T& value() & {
     assert(ok());
@@ -153,20 +158,5 @@ class [[nodiscard]] Result {
 };
 
 }  // namespace skv
-
-// Internal convenience: return early on error. Used inside skv, harmless outside it.
-#define SKV_RETURN_IF_ERROR(expr)       \
-  do {                                  \
-    ::skv::Status _skv_s = (expr);      \
-    if (!_skv_s.is_ok()) return _skv_s; \
-  } while (0)
-
-#define SKV_CONCAT_INNER_(a, b) a##b
-#define SKV_CONCAT_(a, b) SKV_CONCAT_INNER_(a, b)
-// SKV_ASSIGN_OR_RETURN(auto x, make_x()); declares x from a Result or returns its error.
-#define SKV_ASSIGN_OR_RETURN(decl, expr)                                                    \
-  auto SKV_CONCAT_(_skv_r_, __LINE__) = (expr);                                             \
-  if (!SKV_CONCAT_(_skv_r_, __LINE__).ok()) return SKV_CONCAT_(_skv_r_, __LINE__).status(); \
-  decl = std::move(SKV_CONCAT_(_skv_r_, __LINE__)).value()
 
 #endif  // SKV_STATUS_H_

@@ -9,6 +9,7 @@
 #include "format/internal_key.h"
 #include "iterator/merging_iterator.h"
 #include "sstable/table_builder.h"
+#include "util/status_macros.h"
 #include "version/level_iterator.h"
 #include "wal/wal_files.h"
 
@@ -86,7 +87,7 @@ class OutputSet {
     meta_.largest.assign(ikey.data(), ikey.size());
     meta_.smallest_seq = std::min(meta_.smallest_seq, parsed.sequence);
     meta_.largest_seq = std::max(meta_.largest_seq, parsed.sequence);
-    return Status::ok();
+    return Status::OK();
   }
 
   // Finishes the table being built (durable) and records it.
@@ -97,14 +98,14 @@ class OutputSet {
     out_->bytes_written += meta_.file_size;
     builder_.reset();
     out_->files.push_back(std::move(meta_));
-    return Status::ok();
+    return Status::OK();
   }
 
   // Makes the directory entries durable and keeps the outputs.
   Status commit() {
     if (!out_->files.empty()) SKV_RETURN_IF_ERROR(ctx_.storage->sync_dir());
     committed_ = true;
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -157,7 +158,7 @@ class SortedRunWriter {
     }
     uint64_t read = 0;
     for (; input_->valid(); input_->next()) {
-      if (budget_bytes != 0 && read >= budget_bytes) return Status::ok();
+      if (budget_bytes != 0 && read >= budget_bytes) return Status::OK();
       const std::string_view ikey = input_->key();
       read += ikey.size() + input_->value().size();
       SKV_RETURN_IF_ERROR(add(ikey));
@@ -166,7 +167,7 @@ class SortedRunWriter {
     if (outputs_.open()) SKV_RETURN_IF_ERROR(outputs_.finish_current());
     SKV_RETURN_IF_ERROR(outputs_.commit());
     *done = true;
-    return Status::ok();
+    return Status::OK();
   }
 
  private:
@@ -199,7 +200,7 @@ class SortedRunWriter {
     prev_stripe_ = stripe;
     if (drop) {
       ++out_->entries_dropped;
-      return Status::ok();
+      return Status::OK();
     }
     // Split only between user keys, so one key's versions always share a table.
     if (outputs_.open() && first_of_key && outputs_.current_size() >= target_file_size_) {
@@ -272,13 +273,13 @@ Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* e
   *out = SortedRunOutput();
   if (c.is_trivial_move()) {
     record_trivial_move(c, edit, out);
-    return Status::ok();
+    return Status::OK();
   }
   std::unique_ptr<InternalIterator> merged = compaction_input(c, ctx);
   SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.output_level + 1,
                                        ctx.options->target_file_size, out));
   record_compaction(c, *out, edit);
-  return Status::ok();
+  return Status::OK();
 }
 
 struct CompactionJob::Rep {
@@ -310,11 +311,11 @@ Status CompactionJob::step(uint64_t budget_bytes, bool* done) {
   if (rep_->writer == nullptr) {
     record_trivial_move(*rep_->c, &rep_->edit, &rep_->out);
     *done = true;
-    return Status::ok();
+    return Status::OK();
   }
   SKV_RETURN_IF_ERROR(rep_->writer->step(budget_bytes, done));
   if (*done) record_compaction(*rep_->c, rep_->out, &rep_->edit);
-  return Status::ok();
+  return Status::OK();
 }
 
 const Compaction& CompactionJob::compaction() const { return *rep_->c; }
@@ -328,7 +329,7 @@ Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx
   SKV_RETURN_IF_ERROR(
       write_sorted_run(memtable_iter, ctx, version, 0, std::numeric_limits<uint64_t>::max(), &run));
   if (!run.files.empty()) *out = std::move(run.files.front());
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace skv

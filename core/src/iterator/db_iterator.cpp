@@ -35,7 +35,7 @@ class DBIterator final : public UserIterator {
       iter_->seek(make_seek_key(upper_, kMaxSequenceNumber));
       if (iter_->valid()) {
         iter_->prev();
-      } else if (iter_->status().is_ok()) {
+      } else if (iter_->status().ok()) {
         iter_->seek_last();
       }
     }
@@ -96,7 +96,7 @@ class DBIterator final : public UserIterator {
     return direction_ == Direction::Forward ? extract_timestamp(iter_->key()) : saved_timestamp_;
   }
   Status status() const override {
-    if (!status_.is_ok()) return status_;
+    if (!status_.ok()) return status_;
     return iter_->status();
   }
 
@@ -105,7 +105,7 @@ class DBIterator final : public UserIterator {
 
   void check_input_status() {
     Status s = iter_->status();
-    if (!s.is_ok()) status_ = std::move(s);
+    if (!s.ok()) status_ = std::move(s);
   }
 
   bool parse(ParsedInternalKey* out) {
@@ -165,7 +165,7 @@ class DBIterator final : public UserIterator {
       }
       iter_->prev();
     }
-    if (!status_.is_ok()) return;
+    if (!status_.ok()) return;
     if (kind == ValueKind::Delete) {
       valid_ = false;
       saved_key_.clear();
@@ -174,7 +174,7 @@ class DBIterator final : public UserIterator {
     } else {
       valid_ = true;
       // An input error while stepping back would leave a stale key; report it instead.
-      if (!iter_->valid() && !iter_->status().is_ok()) {
+      if (!iter_->valid() && !iter_->status().ok()) {
         valid_ = false;
         check_input_status();
       }

@@ -7,7 +7,7 @@ namespace skv {
 void InternalIterator::seek_for_prev(std::string_view target) {
   seek(target);
   if (!valid()) {
-    if (status().is_ok()) seek_last();
+    if (status().ok()) seek_last();
     return;
   }
   if (compare_internal_keys(key(), target) > 0) prev();

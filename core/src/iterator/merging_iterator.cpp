@@ -19,7 +19,7 @@ class MergingIterator final : public InternalIterator {
     heap_.reserve(children_.size());
   }
 
-  bool valid() const override { return current_ >= 0 && status_.is_ok(); }
+  bool valid() const override { return current_ >= 0 && status_.ok(); }
 
   void seek_first() override {
     for (auto& c : children_) c->seek_first();
@@ -65,7 +65,7 @@ class MergingIterator final : public InternalIterator {
         c->seek(k);
         if (c->valid()) {
           c->prev();  // first entry before k
-        } else if (c->status().is_ok()) {
+        } else if (c->status().ok()) {
           c->seek_last();  // every entry is before k
         }
       }
@@ -82,10 +82,10 @@ class MergingIterator final : public InternalIterator {
     return children_[static_cast<size_t>(current_)]->value();
   }
   Status status() const override {
-    if (!status_.is_ok()) return status_;
+    if (!status_.ok()) return status_;
     for (const auto& c : children_) {
       Status s = c->status();
-      if (!s.is_ok()) return s;
+      if (!s.ok()) return s;
     }
     return Status();
   }
@@ -110,7 +110,7 @@ class MergingIterator final : public InternalIterator {
     for (const auto& c : children_) {
       if (!c->valid()) {
         Status s = c->status();
-        if (!s.is_ok()) {
+        if (!s.ok()) {
           status_ = std::move(s);
           current_ = -1;
           return false;
@@ -143,7 +143,7 @@ class MergingIterator final : public InternalIterator {
     } else {
       Status s = moved->status();
       heap_.pop_back();
-      if (!s.is_ok()) {
+      if (!s.ok()) {
         status_ = std::move(s);
         current_ = -1;
         return;

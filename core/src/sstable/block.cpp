@@ -114,7 +114,7 @@ void BlockIterator::set_invalid() {
 
 void BlockIterator::corrupt(const char* what, uint32_t entry_offset) {
   set_invalid();
-  if (status_.is_ok()) {
+  if (status_.ok()) {
     std::string msg(file_);
     msg += ": ";
     msg += what;
@@ -135,7 +135,7 @@ void BlockIterator::seek_to_restart(uint32_t index) {
 }
 
 bool BlockIterator::parse_next_entry() {
-  if (!status_.is_ok()) return false;
+  if (!status_.ok()) return false;
   current_ = next_;
   if (current_ >= restarts_offset_) {
     set_invalid();
@@ -182,13 +182,13 @@ bool BlockIterator::restart_key(uint32_t index, std::string_view* key) {
 }
 
 void BlockIterator::seek_first() {
-  if (!status_.is_ok()) return;
+  if (!status_.ok()) return;
   seek_to_restart(0);
   parse_next_entry();
 }
 
 void BlockIterator::seek_last() {
-  if (!status_.is_ok()) return;
+  if (!status_.ok()) return;
   seek_to_restart(num_restarts_ - 1);
   while (parse_next_entry() && next_ < restarts_offset_) {
   }
@@ -196,7 +196,7 @@ void BlockIterator::seek_last() {
 
 void BlockIterator::seek(std::string_view target) {
   assert(target.size() >= kInternalKeySuffix);
-  if (!status_.is_ok()) return;
+  if (!status_.ok()) return;
   // Find the last restart whose key is < target; the answer lies in its run or just after.
   uint32_t left = 0;
   uint32_t right = num_restarts_ - 1;

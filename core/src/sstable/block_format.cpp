@@ -6,6 +6,7 @@
 
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -68,7 +69,7 @@ Status decode_table_footer(std::string_view input, std::string_view file, uint64
   out->index = {decode_fixed64(p + 0), decode_fixed64(p + 8)};
   out->filter = {decode_fixed64(p + 16), decode_fixed64(p + 24)};
   out->properties = {decode_fixed64(p + 32), decode_fixed64(p + 40)};
-  return Status::ok();
+  return Status::OK();
 }
 
 BlockContents BlockContents::copy_of(std::string_view bytes) {

@@ -10,6 +10,7 @@
 #include "sstable/bloom.h"
 #include "sstable/table_properties.h"
 #include "sstable/two_level_iterator.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -161,7 +162,7 @@ Status Table::Rep::check_index() {
   if (count != props.data_blocks) {
     return table_corruption(n, "index does not match the data block count", footer.index.offset);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Table::Table() : rep_(std::make_unique<Rep>()) {}
@@ -192,7 +193,7 @@ std::unique_ptr<InternalIterator> Table::new_iterator(const TableReadOptions& op
 
 Status Table::get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const {
   *out = GetResult();
-  if (!may_contain(user_key)) return Status::ok();
+  if (!may_contain(user_key)) return Status::OK();
   const std::string target = make_seek_key(user_key, std::min(snapshot, kMaxSequenceNumber));
   const std::string& n = rep_->name();
 
@@ -213,13 +214,13 @@ Status Table::get(std::string_view user_key, SequenceNumber snapshot, GetResult*
     if (!parse_internal_key(data.key(), &parsed)) {
       return table_corruption(n, "bad internal key in data block", h.offset);
     }
-    if (parsed.user_key != user_key) return Status::ok();
+    if (parsed.user_key != user_key) return Status::OK();
     out->found = true;
     out->kind = parsed.kind;
     out->value.assign(data.value());
     out->sequence = parsed.sequence;
     out->timestamp = parsed.timestamp;
-    return Status::ok();
+    return Status::OK();
   }
   return index.status();
 }

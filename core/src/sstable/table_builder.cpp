@@ -25,6 +25,7 @@
 #include "sstable/block_format.h"
 #include "sstable/bloom.h"
 #include "sstable/table_properties.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -97,9 +98,9 @@ struct TableBuilder::Rep {
   TableProperties props;
 
   void append(std::string_view bytes) {
-    if (!status.is_ok()) return;
+    if (!status.ok()) return;
     status = writer->append(bytes);
-    if (status.is_ok()) offset += bytes.size();
+    if (status.ok()) offset += bytes.size();
   }
   // Frames `raw` and writes it; *handle receives where it went.
   void write_block(std::string_view raw, bool allow_compression, BlockHandle* handle) {
@@ -109,10 +110,10 @@ struct TableBuilder::Rep {
     append(scratch);
   }
   void flush_data_block() {
-    if (data_block.empty() || !status.is_ok()) return;
+    if (data_block.empty() || !status.ok()) return;
     write_block(data_block.finish(), true, &pending_handle);
     data_block.reset();
-    if (!status.is_ok()) return;
+    if (!status.ok()) return;
     ++props.data_blocks;
     pending_index_entry = true;
   }
@@ -220,7 +221,7 @@ Status TableBuilder::finish() {
   r.status = r.writer->finish();
   SKV_RETURN_IF_ERROR(r.status);
   r.closed = true;
-  return Status::ok();
+  return Status::OK();
 }
 
 void TableBuilder::abandon() {

@@ -15,7 +15,7 @@ class TwoLevelIterator final : public InternalIterator {
   bool valid() const override { return data_ != nullptr && data_->valid(); }
 
   void seek_first() override {
-    if (!status_.is_ok()) return;
+    if (!status_.ok()) return;
     index_->seek_first();
     open_data_block();
     if (data_ != nullptr) data_->seek_first();
@@ -23,7 +23,7 @@ class TwoLevelIterator final : public InternalIterator {
   }
 
   void seek_last() override {
-    if (!status_.is_ok()) return;
+    if (!status_.ok()) return;
     index_->seek_last();
     open_data_block();
     if (data_ != nullptr) data_->seek_last();
@@ -31,7 +31,7 @@ class TwoLevelIterator final : public InternalIterator {
   }
 
   void seek(std::string_view target) override {
-    if (!status_.is_ok()) return;
+    if (!status_.ok()) return;
     index_->seek(target);
     open_data_block();
     if (data_ != nullptr) data_->seek(target);
@@ -56,19 +56,19 @@ class TwoLevelIterator final : public InternalIterator {
 
  private:
   void fail(Status s) {
-    if (status_.is_ok()) status_ = std::move(s);
+    if (status_.ok()) status_ = std::move(s);
     data_.reset();
     data_offset_ = kNoBlock;
   }
 
   // Collects an error from the index or the data iterator. True if the iterator has failed.
   bool check_errors() {
-    if (!status_.is_ok()) return true;
-    if (!index_->status().is_ok()) {
+    if (!status_.ok()) return true;
+    if (!index_->status().ok()) {
       fail(index_->status());
       return true;
     }
-    if (data_ != nullptr && !data_->status().is_ok()) {
+    if (data_ != nullptr && !data_->status().ok()) {
       fail(data_->status());
       return true;
     }

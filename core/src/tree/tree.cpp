@@ -4,6 +4,7 @@
 
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
+#include "util/status_macros.h"
 
 namespace skv {
 

@@ -11,11 +11,12 @@
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "tree/tree_impl.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
 void TreeImpl::set_background_error(const Status& s) {
-  if (bg_error_.is_ok() && !s.is_ok()) bg_error_ = s;
+  if (bg_error_.ok() && !s.ok()) bg_error_ = s;
   bg_cv_.notify_all();
 }
 
@@ -34,7 +35,7 @@ void TreeImpl::fail_flush_waiters(std::unique_lock<std::mutex>& lock, const Stat
 bool TreeImpl::needs_compaction() const { return skv::needs_compaction(*versions_); }
 
 void TreeImpl::maybe_schedule_work() {
-  if (closing_ || !bg_error_.is_ok()) return;
+  if (closing_ || !bg_error_.ok()) return;
   std::weak_ptr<TreeImpl> weak = weak_from_this();
   if (!flush_scheduled_ && !imms_.empty()) {
     flush_scheduled_ = true;
@@ -57,7 +58,7 @@ void TreeImpl::wait_for_background(std::unique_lock<std::mutex>& lock) {
 
 void TreeImpl::flush_task() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!imms_.empty() && !closing_ && bg_error_.is_ok()) {
+  while (!imms_.empty() && !closing_ && bg_error_.ok()) {
     std::shared_ptr<MemTable> mem = imms_.front().mem;
     std::shared_ptr<const Version> base = versions_->current();
     JobContext ctx = job_context();
@@ -72,14 +73,14 @@ void TreeImpl::flush_task() {
 
     lock.lock();
     std::vector<Promise<Status>> waiters;
-    if (s.is_ok()) {
+    if (s.ok()) {
       VersionEdit edit;
       if (meta.num_entries > 0) edit.add_file(0, meta);
       edit.set_log_number(imms_.size() > 1 ? imms_[1].wal_number : wal_number_);
       versions_->set_last_sequence(std::max(versions_->last_sequence(), mem->largest_sequence()));
       s = versions_->log_and_apply(&edit);
     }
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       set_background_error(s.with_context("flush"));
       break;
     }
@@ -94,7 +95,7 @@ void TreeImpl::flush_task() {
     lock.lock();
   }
   // Stopped by an error (this flush's or an earlier job's): nobody would complete the waiters.
-  if (!bg_error_.is_ok()) fail_flush_waiters(lock, bg_error_);
+  if (!bg_error_.ok()) fail_flush_waiters(lock, bg_error_);
   flush_scheduled_ = false;
   maybe_schedule_work();
   bg_cv_.notify_all();
@@ -117,9 +118,9 @@ Status TreeImpl::compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budg
   Status s = job->step(budget, done);
   lock.lock();
   ++compaction_steps_;
-  if (s.is_ok() && !*done) return Status();
-  if (s.is_ok()) s = versions_->log_and_apply(job->edit());
-  if (!s.is_ok()) {
+  if (s.ok() && !*done) return Status();
+  if (s.ok()) s = versions_->log_and_apply(job->edit());
+  if (!s.ok()) {
     job.reset();
     set_background_error(s.with_context("compaction"));
     fail_flush_waiters(lock, bg_error_);
@@ -139,7 +140,7 @@ Status TreeImpl::compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budg
 
 void TreeImpl::compaction_task() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (closing_ || !bg_error_.is_ok() || manual_compaction_) {
+  if (closing_ || !bg_error_.ok() || manual_compaction_) {
     bg_job_.reset();  // an unfinished job removes its outputs
   } else if (bg_job_ == nullptr) {
     if (std::unique_ptr<Compaction> c = pick_compaction(*versions_)) {
@@ -149,7 +150,7 @@ void TreeImpl::compaction_task() {
   if (bg_job_ != nullptr) {
     bool done = false;
     Status s = compact_step(bg_job_, options_.compaction_step_bytes, lock, &done);
-    if (s.is_ok() && !done && !closing_) {
+    if (s.ok() && !done && !closing_) {
       // Yield: the next step runs as a task of its own, behind whatever was queued meanwhile.
       std::weak_ptr<TreeImpl> weak = weak_from_this();
       platform_->executor().schedule([weak] {
@@ -170,9 +171,9 @@ Status TreeImpl::compact_all() {
   std::unique_lock<std::mutex> lock(mu_);
   // Take over compaction: wait for a running one, and keep new ones from being scheduled.
   if (platform_->executor().concurrent()) {
-    bg_cv_.wait(lock, [&] { return !compaction_scheduled_ || !bg_error_.is_ok(); });
+    bg_cv_.wait(lock, [&] { return !compaction_scheduled_ || !bg_error_.ok(); });
   }
-  if (!bg_error_.is_ok()) return bg_error_;
+  if (!bg_error_.ok()) return bg_error_;
   manual_compaction_ = true;
   Status s;
   bool done = false;
@@ -180,7 +181,7 @@ Status TreeImpl::compact_all() {
   // so no file is compacted twice.
   if (bg_job_ != nullptr) s = compact_step(bg_job_, 0, lock, &done);
   int level = 0;
-  while (s.is_ok() && !closing_) {
+  while (s.ok() && !closing_) {
     std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
     if (!c) break;
     level = c->level + 1;  // the next step starts below this one (see pick_manual_all)

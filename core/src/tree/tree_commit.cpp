@@ -15,6 +15,7 @@
 
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
+#include "util/status_macros.h"
 #include "wal/wal_files.h"
 #include "wal/write_batch.h"
 
@@ -102,12 +103,12 @@ CommitFuture TreeImpl::commit(const TransactionImpl& txn) {
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
     Status s = check_open();
-    if (s.is_ok()) {
+    if (s.ok()) {
       std::lock_guard<std::mutex> bg(mu_);
       s = bg_error_;
     }
-    if (s.is_ok() && txn.mode() != Mode::WriteOnly) s = validate(txn, *current_view());
-    if (!s.is_ok()) return CommitFuture::make_ready(std::move(s));
+    if (s.ok() && txn.mode() != Mode::WriteOnly) s = validate(txn, *current_view());
+    if (!s.ok()) return CommitFuture::make_ready(std::move(s));
     req->seq = ++last_allocated_seq_;
     req->batch.set_sequence(req->seq);
     for (const auto& [key, w] : *req->writes) inflight_[key] = req->seq;
@@ -184,11 +185,11 @@ void TreeImpl::run_leader() {
     }
     Status s = write_group(group);
     if (group.front()->flush_request) {
-      if (!s.is_ok()) group.front()->promise.set(s);
+      if (!s.ok()) group.front()->promise.set(s);
       continue;  // on success the flush completes the promise
     }
     for (auto& req : group) {
-      if (!s.is_ok()) finish_inflight(*req);
+      if (!s.ok()) finish_inflight(*req);
       req->promise.set(s);
     }
   }
@@ -205,7 +206,7 @@ void TreeImpl::finish_inflight(const CommitRequest& req) {
 Status TreeImpl::write_group(std::vector<std::shared_ptr<CommitRequest>>& group) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!bg_error_.is_ok()) return bg_error_;
+    if (!bg_error_.ok()) return bg_error_;
   }
   if (group.front()->flush_request) {
     SKV_RETURN_IF_ERROR(make_room_for_write(true));
@@ -226,11 +227,11 @@ Status TreeImpl::write_group(std::vector<std::shared_ptr<CommitRequest>>& group)
     sync = sync || req->sync;
   }
   Status s = wal_->add_records(records);
-  if (s.is_ok() && sync) {
+  if (s.ok() && sync) {
     s = wal_->sync();
     wal_syncs_.fetch_add(1, std::memory_order_relaxed);
   }
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     s = s.with_context("write-ahead log");
     std::lock_guard<std::mutex> lock(mu_);
     set_background_error(s);
@@ -256,7 +257,7 @@ Status TreeImpl::make_room_for_write(bool force) {
     }
     {
       std::unique_lock<std::mutex> lock(mu_);
-      if (!bg_error_.is_ok()) return bg_error_;
+      if (!bg_error_.ok()) return bg_error_;
       if (closing_) return Status::closed("tree is closing");
       const bool too_many_imms =
           static_cast<int>(imms_.size()) >= std::max(1, options_.max_immutable_memtables);
@@ -283,14 +284,14 @@ Status TreeImpl::make_room_for_write(bool force) {
 Status TreeImpl::switch_memtable() {
   // Only the newest WAL segment may hold unsynced bytes: recovery relies on it.
   Status s = wal_->sync();
-  if (s.is_ok()) {
+  if (s.ok()) {
     const uint64_t number = versions_->new_file_number();
     auto file = storage_->logs().create(wal_file_name(number));
     // The new segment's name must be durable before any commit in it is acknowledged.
     if (file.ok()) s = storage_->sync_dir();
     if (!file.ok()) {
       s = file.status();
-    } else if (s.is_ok()) {
+    } else if (s.ok()) {
       FileHeader h;
       h.kind = FileKind::Wal;
       h.file_number = number;

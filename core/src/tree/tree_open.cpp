@@ -11,6 +11,7 @@
 
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
+#include "util/status_macros.h"
 #include "wal/log_reader.h"
 #include "wal/wal_files.h"
 #include "wal/write_batch.h"
@@ -66,7 +67,7 @@ Result<std::shared_ptr<TreeImpl>> TreeImpl::open(const Options& options) {
   SKV_RETURN_IF_ERROR(check_options(options));
   std::shared_ptr<TreeImpl> t(new TreeImpl(options));
   Status s = t->open_impl();
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     t->closed_ = true;
     return s;
   }
@@ -186,7 +187,7 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
     entries.clear();
     Status s =
         WriteBatch::decode(record, &seq, [&](const WriteBatch::Entry& e) { entries.push_back(e); });
-    if (!s.is_ok()) {
+    if (!s.ok()) {
       return Status::corruption(storage_->location() + "/" + name + ": bad write batch at offset " +
                                 std::to_string(offset) + ": " + s.message());
     }
@@ -234,7 +235,7 @@ void TreeImpl::delete_obsolete_files() {
     }
     table_cache_->evict(*it);
     Status s = storage_->objects().remove(table_file_name(*it));
-    if (s.is_ok() || s.is_not_found()) {
+    if (s.ok() || s.is_not_found()) {
       it = obsolete_tables_.erase(it);
     } else {
       ++it;  // retried after the next flush or compaction
@@ -309,7 +310,7 @@ Status TreeImpl::close() {
   if (wal_) {
     s = wal_->sync();
     Status c = wal_->close();
-    if (s.is_ok()) s = c;
+    if (s.ok()) s = c;
   }
   {
     std::unique_lock<std::mutex> lock(mu_);

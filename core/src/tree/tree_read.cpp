@@ -3,6 +3,7 @@
 #include "iterator/db_iterator.h"
 #include "iterator/merging_iterator.h"
 #include "tree/tree_impl.h"
+#include "util/status_macros.h"
 
 namespace skv {
 

@@ -56,7 +56,7 @@ class OverlayIterator final : public UserIterator {
   uint64_t timestamp() const override { return cur_ == w_.get() ? 0 : cur_->timestamp(); }
   Status status() const override {
     Status s = t_->status();
-    if (!s.is_ok()) return s;
+    if (!s.ok()) return s;
     return w_->status();
   }
 
@@ -69,7 +69,7 @@ class OverlayIterator final : public UserIterator {
     it->seek(k);
     if (it->valid()) {
       it->prev();
-    } else if (it->status().is_ok()) {
+    } else if (it->status().ok()) {
       it->seek_last();
     }
   }
@@ -92,7 +92,7 @@ class OverlayIterator final : public UserIterator {
     forward_ = fwd;
     while (true) {
       cur_ = nullptr;
-      if (!t_->valid() && !t_->status().is_ok()) return;  // error: stop, status() says why
+      if (!t_->valid() && !t_->status().ok()) return;  // error: stop, status() says why
       bool wv = w_->valid(), tv = t_->valid();
       if (!wv && !tv) return;
       if (wv && tv) {

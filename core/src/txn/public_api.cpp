@@ -3,6 +3,7 @@
 #include "skv/iterator.h"
 #include "skv/transaction.h"
 #include "txn/transaction_impl.h"
+#include "util/status_macros.h"
 
 namespace skv {
 

@@ -2,6 +2,7 @@
 
 #include "tree/tree_impl.h"
 #include "txn/merged_iterator.h"
+#include "util/status_macros.h"
 
 namespace skv {
 
@@ -106,7 +107,7 @@ Result<uint64_t> TransactionImpl::count(std::string_view start, std::string_view
 
 CommitFuture TransactionImpl::commit() {
   Status s = check_usable();
-  if (!s.is_ok()) return CommitFuture::make_ready(std::move(s));
+  if (!s.ok()) return CommitFuture::make_ready(std::move(s));
   if (mode_ == Mode::ReadOnly || writes_.empty()) {
     finish();
     return CommitFuture::make_ready(Status());

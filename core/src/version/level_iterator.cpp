@@ -14,7 +14,7 @@ class LevelIterator final : public InternalIterator {
                 const TableReadOptions& options)
       : pin_(std::move(pin)), cache_(cache), files_(std::move(files)), options_(options) {}
 
-  bool valid() const override { return status_.is_ok() && iter_ != nullptr && iter_->valid(); }
+  bool valid() const override { return status_.ok() && iter_ != nullptr && iter_->valid(); }
 
   void seek_first() override {
     if (!open(0)) return;
@@ -64,8 +64,8 @@ class LevelIterator final : public InternalIterator {
   std::string_view value() const override { return iter_->value(); }
 
   Status status() const override {
-    if (!status_.is_ok()) return status_;
-    return iter_ != nullptr ? iter_->status() : Status::ok();
+    if (!status_.ok()) return status_;
+    return iter_ != nullptr ? iter_->status() : Status::OK();
   }
 
  private:
@@ -77,7 +77,7 @@ class LevelIterator final : public InternalIterator {
   // Positions the child on file `i` (not yet seeked). False (and invalid) if `i` is past the end
   // or the table cannot be opened; the error then sits in status_.
   bool open(size_t i) {
-    if (!status_.is_ok()) return false;
+    if (!status_.ok()) return false;
     if (i >= files_.size()) {
       reset();
       return false;
@@ -96,7 +96,7 @@ class LevelIterator final : public InternalIterator {
 
   bool child_failed() {
     Status s = iter_->status();
-    if (s.is_ok()) return false;
+    if (s.ok()) return false;
     status_ = std::move(s);
     return true;
   }

@@ -1,4 +1,5 @@
 #include "version/table_cache.h"
+#include "util/status_macros.h"
 
 #include <utility>
 

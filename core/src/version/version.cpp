@@ -1,4 +1,5 @@
 #include "version/version.h"
+#include "util/status_macros.h"
 
 #include <algorithm>
 #include <utility>
@@ -56,7 +57,7 @@ Status Version::get(std::string_view user_key, SequenceNumber snapshot, Table::G
   if (best.found) {
     *out = std::move(best);
     *found = true;
-    return Status::ok();
+    return Status::OK();
   }
 
   for (size_t level = 1; level < files_.size(); ++level) {
@@ -73,10 +74,10 @@ Status Version::get(std::string_view user_key, SequenceNumber snapshot, Table::G
     if (r.found) {
       *out = std::move(r);
       *found = true;
-      return Status::ok();
+      return Status::OK();
     }
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 void Version::add_iterators(const TableReadOptions& options,

@@ -190,7 +190,7 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
         break;
     }
   }
-  if (what == nullptr) return Status::ok();
+  if (what == nullptr) return Status::OK();
   uint64_t at = offset + (input.size() - in.size());
   clear();
   return Status::corruption(std::string(file) + ": version edit at offset " +

@@ -1,4 +1,5 @@
 #include "version/version_set.h"
+#include "util/status_macros.h"
 
 #include <algorithm>
 #include <map>
@@ -53,7 +54,7 @@ class VersionSet::Builder {
     for (const auto& cp : edit.compact_pointers()) {
       SKV_RETURN_IF_ERROR(check_level(cp.first, where));
     }
-    return Status::ok();
+    return Status::OK();
   }
 
   // Orders each level and checks that L1+ do not overlap.
@@ -82,14 +83,14 @@ class VersionSet::Builder {
       }
     }
     *out = std::make_shared<const Version>(cache, std::move(files));
-    return Status::ok();
+    return Status::OK();
   }
 
   uint64_t max_number() const { return level_of_.empty() ? 0 : level_of_.rbegin()->first; }
 
  private:
   Status check_level(int level, const std::string& where) const {
-    if (level >= 0 && level < level_count_) return Status::ok();
+    if (level >= 0 && level < level_count_) return Status::OK();
     return Status(code_ == Code::Corruption ? Code::InvalidArgument : code_,
                   where + ": names level " + std::to_string(level) + " but level_count is " +
                       std::to_string(level_count_));
@@ -173,16 +174,16 @@ Status VersionSet::write_new_manifest(uint64_t number) {
   header.file_number = number;
   auto writer = std::make_unique<log::Writer>(std::move(file), header);
   Status s = writer->add_record(record);
-  if (s.is_ok()) s = writer->sync();
-  if (s.is_ok()) s = storage_->sync_dir();
-  if (!s.is_ok()) {
+  if (s.ok()) s = writer->sync();
+  if (s.ok()) s = storage_->sync_dir();
+  if (!s.ok()) {
     // CURRENT still names the old manifest, so the new file is garbage: drop it.
     (void)writer->close();
     (void)storage_->logs().remove(name);
     return s;
   }
   s = storage_->write_pointer(current_file_name(), name + "\n");
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     // CURRENT may name either manifest now; both stay.
     (void)writer->close();
     return s;
@@ -195,7 +196,7 @@ Status VersionSet::write_new_manifest(uint64_t number) {
     // Obsolete once CURRENT moved on; a failed removal only leaves a stray file behind.
     (void)storage_->logs().remove(manifest_file_name(old));
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status VersionSet::create_new() {
@@ -229,7 +230,7 @@ Status VersionSet::check_tables_exist(const Version& v, const std::string& manif
     uint64_t number = 0;
     if (parse_file_name(name, &type, &number)) mark_file_number_used(number);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status VersionSet::recover() {
@@ -314,7 +315,7 @@ Status VersionSet::recover() {
   install(std::move(v));
   manifest_number_ = number;
   manifest_.reset();  // the next log_and_apply starts a new manifest
-  return Status::ok();
+  return Status::OK();
 }
 
 Status VersionSet::log_and_apply(VersionEdit* edit) {
@@ -356,9 +357,9 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
     std::string record;
     edit->encode_to(&record);
     s = manifest_->add_record(record);
-    if (s.is_ok()) s = manifest_->sync();
+    if (s.ok()) s = manifest_->sync();
   }
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     current_ = std::move(previous);
     log_number_ = previous_log;
     compact_pointers_ = std::move(previous_pointers);
@@ -367,7 +368,7 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
     return s.with_context("manifest write failed");
   }
   install(std::move(v));
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace skv

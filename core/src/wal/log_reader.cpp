@@ -1,4 +1,5 @@
 #include "wal/log_reader.h"
+#include "util/status_macros.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,5 @@
 #include "wal/log_writer.h"
+#include "util/status_macros.h"
 
 #include <utility>
 
@@ -53,7 +54,7 @@ Status Writer::write_buffer() {
   } else {
     buf_.clear();
   }
-  if (!s.is_ok()) {
+  if (!s.ok()) {
     error_ = s;
     return s;
   }
@@ -62,7 +63,7 @@ Status Writer::write_buffer() {
 }
 
 Status Writer::add_record(std::string_view payload) {
-  if (!error_.is_ok()) return error_;
+  if (!error_.ok()) return error_;
   SKV_RETURN_IF_ERROR(check_payload(payload));
   buf_.clear();
   buf_.reserve(pending_header_.size() + kRecordHeaderSize + payload.size());
@@ -72,7 +73,7 @@ Status Writer::add_record(std::string_view payload) {
 }
 
 Status Writer::add_records(const std::vector<std::string_view>& payloads) {
-  if (!error_.is_ok()) return error_;
+  if (!error_.ok()) return error_;
   size_t total = pending_header_.size();
   for (std::string_view p : payloads) {
     SKV_RETURN_IF_ERROR(check_payload(p));
@@ -87,7 +88,7 @@ Status Writer::add_records(const std::vector<std::string_view>& payloads) {
 }
 
 Status Writer::sync() {
-  if (!error_.is_ok()) return error_;
+  if (!error_.ok()) return error_;
   return file_->sync();
 }
 

@@ -1,4 +1,5 @@
 #include "wal/write_batch.h"
+#include "util/status_macros.h"
 
 #include <string>
 
