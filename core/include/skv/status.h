@@ -58,7 +58,10 @@ class [[nodiscard]] Status {
   // An OK status.
   Status() noexcept = default;
 
-  static Status ok() { return Status(); }
+  // Status::OK() makes a success; ok() asks whether a status is one. Result<T>::ok() is the
+  // same predicate, so `if (!x.ok())` means "failed" on both. The error factories are named
+  // after their codes.
+  static Status OK() { return Status(); }
   static Status not_found(std::string_view msg) { return Status(Code::NotFound, msg); }
   static Status conflict(std::string_view msg) { return Status(Code::Conflict, msg); }
   static Status read_only(std::string_view msg) { return Status(Code::ReadOnly, msg); }
