@@ -14,13 +14,13 @@
 #include "cache/block_cache.h"
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
+#include "format/file_names.h"
 #include "format/internal_key.h"
 #include "iterator/merging_iterator.h"
 #include "memtable/memtable.h"
 #include "platform/memory/memory_platform.h"
 #include "version/table_cache.h"
 #include "version/version_set.h"
-#include "wal/wal_files.h"
 
 using namespace skv;
 

@@ -5,10 +5,10 @@
 #include <random>
 #include <string>
 
+#include "format/file_names.h"
 #include "format/internal_key.h"
 #include "util/coding.h"
 #include "version/version_edit.h"
-#include "wal/wal_files.h"
 
 using namespace skv;
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cache/block_cache.h"
+#include "format/file_names.h"
 #include "format/internal_key.h"
 #include "platform/memory/memory_platform.h"
 #include "version/table_cache.h"
 #include "version/version_set.h"
-#include "wal/wal_files.h"
 
 using namespace skv;
 

@@ -31,8 +31,9 @@ LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 T0=$SECONDS
 stage() { echo "== [$((SECONDS - T0))s] $*"; }
 
-stage "format"
+stage "format and layering"
 tools/check-format.sh
+tools/check-layering.sh
 
 if [[ $MODE != --wasm ]]; then
   stage "native build"

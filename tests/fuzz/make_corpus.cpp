@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/file_header.h"
+#include "format/file_names.h"
 #include "format/internal_key.h"
 #include "fuzz_support.h"
 #include "platform/memory/memory_platform.h"
@@ -27,7 +28,6 @@
 #include "version/version_edit.h"
 #include "version/version_set.h"
 #include "wal/log_writer.h"
-#include "wal/wal_files.h"
 #include "wal/write_batch.h"
 
 using namespace skv;

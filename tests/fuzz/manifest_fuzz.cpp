@@ -24,13 +24,13 @@
 #include <string_view>
 #include <vector>
 
+#include "format/file_names.h"
 #include "fuzz_support.h"
 #include "platform/memory/memory_platform.h"
 #include "version/table_cache.h"
 #include "version/version_edit.h"
 #include "version/version_set.h"
 #include "wal/log_reader.h"
-#include "wal/wal_files.h"
 
 using namespace skv;
 

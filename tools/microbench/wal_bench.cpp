@@ -14,11 +14,11 @@
 
 #include "bench_util.h"
 #include "format/file_header.h"
+#include "format/file_names.h"
 #include "platform/memory/memory_platform.h"
 #include "platform/memory/queue_executor.h"
 #include "platform/posix/posix_platform.h"
 #include "wal/log_writer.h"
-#include "wal/wal_files.h"
 #include "wal/write_batch.h"
 
 namespace skv::microbench {

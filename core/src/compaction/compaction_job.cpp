@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "format/file_names.h"
 #include "format/internal_key.h"
 #include "iterator/merging_iterator.h"
 #include "sstable/table_builder.h"
 #include "util/status_macros.h"
 #include "version/level_iterator.h"
-#include "wal/wal_files.h"
 
 namespace skv {
 namespace {

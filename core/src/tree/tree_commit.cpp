@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "format/file_names.h"
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
 #include "util/status_macros.h"
-#include "wal/wal_files.h"
 #include "wal/write_batch.h"
 
 namespace skv {

@@ -9,11 +9,11 @@
 
 #include <algorithm>
 
+#include "format/file_names.h"
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
 #include "util/status_macros.h"
 #include "wal/log_reader.h"
-#include "wal/wal_files.h"
 #include "wal/write_batch.h"
 
 namespace skv {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cache/block_cache.h"
-#include "wal/wal_files.h"
+#include "format/file_names.h"
 
 namespace skv {
 

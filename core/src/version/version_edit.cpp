@@ -20,7 +20,7 @@
 
 #include "version/version_edit.h"
 
-#include "wal/wal_files.h"
+#include "format/file_names.h"
 
 #include <cstdio>
 

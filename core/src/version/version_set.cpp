@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "format/file_header.h"
+#include "format/file_names.h"
 #include "wal/log_reader.h"
 #include "wal/log_writer.h"
-#include "wal/wal_files.h"
 
 namespace skv {
 

@@ -1,13 +1,13 @@
-// skv-test-modules: util wal
+// skv-test-modules: util
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include "wal/wal_files.h"
+#include "format/file_names.h"
 
 using namespace skv;
 
-TEST_CASE("file names are zero padded and parse back", "[wal_files]") {
+TEST_CASE("file names are zero padded and parse back", "[file_names]") {
   CHECK(wal_file_name(123) == "000123.wal");
   CHECK(table_file_name(7) == "000007.sst");
   CHECK(manifest_file_name(42) == "MANIFEST-000042");
@@ -48,7 +48,7 @@ TEST_CASE("file names are zero padded and parse back", "[wal_files]") {
   }
 }
 
-TEST_CASE("non-canonical and foreign names are unknown", "[wal_files]") {
+TEST_CASE("non-canonical and foreign names are unknown", "[file_names]") {
   const char* bad[] = {"",
                        "123.wal",      // too little padding
                        "0000123.wal",  // too much padding

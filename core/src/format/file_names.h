@@ -12,8 +12,8 @@
 //
 // Thread safety: pure functions.
 
-#ifndef SKV_WAL_WAL_FILES_H_
-#define SKV_WAL_WAL_FILES_H_
+#ifndef SKV_FORMAT_FILE_NAMES_H_
+#define SKV_FORMAT_FILE_NAMES_H_
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ bool parse_file_name(std::string_view name, FileType* type, uint64_t* number);
 
 }  // namespace skv
 
-#endif  // SKV_WAL_WAL_FILES_H_
+#endif  // SKV_FORMAT_FILE_NAMES_H_

@@ -1,4 +1,4 @@
-#include "wal/wal_files.h"
+#include "format/file_names.h"
 
 #include <cstdio>
 
