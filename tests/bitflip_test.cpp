@@ -185,7 +185,8 @@ const Snapshot& original() {
       REQUIRE(bytes.ok());
       s->files.push_back(StoredFile{f.name, *bytes, f.is_object});
     }
-    Result<std::unique_ptr<Storage>> storage = p->open_storage(kPath, false);
+    Result<std::unique_ptr<Storage>> storage =
+        p->open_storage(kPath, StorageOptions{.create_if_missing = false, .marker = {}});
     REQUIRE(storage.ok());
     Result<std::string> current = (*storage)->read_pointer("CURRENT");
     REQUIRE(current.ok());
@@ -198,7 +199,7 @@ const Snapshot& original() {
 // A fresh platform holding a copy of the original files.
 std::shared_ptr<MemoryPlatform> restore(const Snapshot& snap) {
   auto p = std::make_shared<MemoryPlatform>();
-  Result<std::unique_ptr<Storage>> storage = p->open_storage(kPath, true);
+  Result<std::unique_ptr<Storage>> storage = p->open_storage(kPath, StorageOptions{});
   REQUIRE(storage.ok());
   for (const StoredFile& f : snap.files) {
     if (f.is_object) {
@@ -618,7 +619,8 @@ TEST_CASE("a flipped byte in CURRENT is caught or harmless", "[bitflip]") {
       t.mask = pick_mask(&rng, i++);
       std::shared_ptr<MemoryPlatform> p = restore(snap);
       {
-        Result<std::unique_ptr<Storage>> storage = p->open_storage(kPath, false);
+        Result<std::unique_ptr<Storage>> storage =
+            p->open_storage(kPath, StorageOptions{.create_if_missing = false, .marker = {}});
         REQUIRE(storage.ok());
         Result<std::string> current = (*storage)->read_pointer("CURRENT");
         REQUIRE(current.ok());

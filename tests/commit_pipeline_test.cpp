@@ -114,8 +114,9 @@ class GatedStorage final : public Storage {
 
 class GatedPlatform final : public Platform {
  public:
-  Result<std::unique_ptr<Storage>> open_storage(const std::string& path, bool create) override {
-    Result<std::unique_ptr<Storage>> r = mem_.open_storage(path, create);
+  Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
+                                                const StorageOptions& options) override {
+    Result<std::unique_ptr<Storage>> r = mem_.open_storage(path, options);
     if (!r.ok()) return r;
     return std::unique_ptr<Storage>(std::make_unique<GatedStorage>(std::move(*r), &gate_));
   }

@@ -86,7 +86,7 @@ struct Fixture {
     options.level_multiplier = 4;
     options.target_file_size = 4 * 1024;
     if (tweak) tweak(&options);
-    auto s = platform.open_storage(kPath, true);
+    auto s = platform.open_storage(kPath, StorageOptions{});
     REQUIRE(s.ok());
     storage = std::move(*s);
     cache = std::make_unique<BlockCache>(1 << 20);

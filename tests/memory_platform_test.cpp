@@ -14,7 +14,7 @@ using namespace skv;
 namespace {
 
 std::unique_ptr<Storage> open_db(MemoryPlatform& p, const std::string& path = "db") {
-  auto r = p.open_storage(path, true);
+  auto r = p.open_storage(path, StorageOptions{});
   REQUIRE(r.ok());
   return std::move(*r);
 }
@@ -153,26 +153,49 @@ TEST_CASE("list follows the name rule and hides pointers", "[memory]") {
 
 TEST_CASE("the lock is exclusive and released with the Storage", "[memory]") {
   MemoryPlatform p;
-  CHECK(p.open_storage("db", false).status().code() == Code::NotFound);
+  CHECK(p.open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}})
+            .status()
+            .code() == Code::NotFound);
   CHECK_FALSE(p.database_exists("db"));
   auto s = open_db(p);
   CHECK(p.database_exists("db/"));
-  CHECK(p.open_storage("db", true).status().code() == Code::Busy);
-  CHECK(p.open_storage("db/", false).status().code() == Code::Busy);
+  CHECK(p.open_storage("db", StorageOptions{}).status().code() == Code::Busy);
+  CHECK(p.open_storage("db/", StorageOptions{.create_if_missing = false, .marker = {}})
+            .status()
+            .code() == Code::Busy);
   CHECK(p.remove_database("db").code() == Code::Busy);
   auto other = open_db(p, "a");
   CHECK(p.databases() == std::vector<std::string>{"a", "db"});
 
   create_log(*s, "000001.wal", "kept", true);
   s.reset();
-  auto again = p.open_storage("db", false);
+  auto again = p.open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}});
   REQUIRE(again.ok());
   CHECK(*p.read_file("db", "000001.wal") == "kept");
   again->reset();
   REQUIRE(p.remove_database("db").ok());
   CHECK_FALSE(p.database_exists("db"));
   CHECK(p.remove_database("db").code() == Code::NotFound);
-  CHECK(p.open_storage("db", false).status().code() == Code::NotFound);
+  CHECK(p.open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}})
+            .status()
+            .code() == Code::NotFound);
+}
+
+TEST_CASE("without create a storage that lacks the marker is not a database", "[memory]") {
+  MemoryPlatform p;
+  const StorageOptions existing{.create_if_missing = false, .marker = "CURRENT"};
+  {
+    auto s = open_db(p);
+    create_log(*s, "000001.wal", "bytes", true);
+  }
+  Result<std::unique_ptr<Storage>> refused = p.open_storage("db", existing);
+  CHECK(refused.status().code() == Code::NotFound);
+  CHECK(refused.status().message().find("not an skv database") != std::string::npos);
+  {
+    auto s = open_db(p);
+    REQUIRE(s->write_pointer("CURRENT", "MANIFEST-000002\n").ok());
+  }
+  CHECK(p.open_storage("db", existing).ok());
 }
 
 TEST_CASE("crash keeps exactly what was made durable", "[memory][crash]") {
@@ -316,7 +339,9 @@ TEST_CASE("handles from before a crash fail and change nothing", "[memory][crash
   // Destroying the stale Storage does not release the new one's lock.
   old.reset();
   writer->reset();
-  CHECK(p.open_storage("db", false).status().code() == Code::Busy);
+  CHECK(p.open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}})
+            .status()
+            .code() == Code::Busy);
 }
 
 TEST_CASE("fault rules", "[memory][faults]") {

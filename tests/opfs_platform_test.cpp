@@ -685,17 +685,29 @@ TEST_CASE("OpfsPlatform: one open per database, factory errors pass through", "[
       });
   REQUIRE(platform->worker_executor() != nullptr);
   CHECK(platform->storage("db") == nullptr);
-  auto s = platform->open_storage("db", true);
+  auto s = platform->open_storage("db", StorageOptions{});
   REQUIRE(s.ok());
   CHECK((*s)->location() == "opfs:db");
   CHECK(platform->storage("db") != nullptr);
-  CHECK(platform->open_storage("db", true).status().code() == Code::Busy);
-  CHECK(platform->open_storage("other", false).status().is_not_found());
-  CHECK(platform->open_storage("a/b", true).status().code() == Code::InvalidArgument);
+  CHECK(platform->open_storage("db", StorageOptions{}).status().code() == Code::Busy);
+  CHECK(platform->open_storage("other", StorageOptions{.create_if_missing = false, .marker = {}})
+            .status()
+            .is_not_found());
+  CHECK(platform->open_storage("a/b", StorageOptions{}).status().code() == Code::InvalidArgument);
   s->reset();
   CHECK(platform->storage("db") == nullptr);
-  CHECK(platform->open_storage("db", false).ok());
+  CHECK(
+      platform->open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}}).ok());
   CHECK(asked == 3);
+  // A pool with no CURRENT is not a database.
+  const StorageOptions existing{.create_if_missing = false, .marker = "CURRENT"};
+  CHECK(platform->open_storage("db", existing).status().code() == Code::NotFound);
+  {
+    auto again = platform->open_storage("db", StorageOptions{});
+    REQUIRE(again.ok());
+    REQUIRE((*again)->write_pointer("CURRENT", "MANIFEST-000002\n").ok());
+  }
+  CHECK(platform->open_storage("db", existing).ok());
   CHECK(platform->clock().now_nanos() > 0);
 }
 

@@ -50,7 +50,7 @@ std::shared_ptr<PosixPlatform> make_platform() {
 }
 
 std::unique_ptr<Storage> open_db(Platform& p, const std::string& path, bool create = true) {
-  auto r = p.open_storage(path, create);
+  auto r = p.open_storage(path, StorageOptions{.create_if_missing = create, .marker = {}});
   INFO(r.status().to_string());
   REQUIRE(r.ok());
   return std::move(r).value();
@@ -82,7 +82,7 @@ TEST_CASE("open_storage creates the directory only when asked", "[posix]") {
   auto p = make_platform();
   const std::string path = tmp.sub("a/b/db");
 
-  auto missing = p->open_storage(path, false);
+  auto missing = p->open_storage(path, StorageOptions{.create_if_missing = false, .marker = {}});
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().code() == Code::NotFound);
   CHECK(missing.status().message().find(path) != std::string::npos);
@@ -93,12 +93,12 @@ TEST_CASE("open_storage creates the directory only when asked", "[posix]") {
   CHECK(fs::is_directory(path));
   CHECK(file_exists(path + "/LOCK"));
 
-  auto empty = p->open_storage("", true);
+  auto empty = p->open_storage("", StorageOptions{});
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().code() == Code::InvalidArgument);
 
   std::ofstream(tmp.sub("plain")) << "x";
-  auto not_dir = p->open_storage(tmp.sub("plain"), true);
+  auto not_dir = p->open_storage(tmp.sub("plain"), StorageOptions{});
   REQUIRE_FALSE(not_dir.ok());
   CHECK(not_dir.status().code() == Code::IO);
 }
@@ -110,19 +110,20 @@ TEST_CASE("the lock keeps a database to one Storage at a time", "[posix][lock]")
   auto first = open_db(*p, path);
 
   SECTION("a second open in this process is Busy, even through another path or platform") {
-    auto again = p->open_storage(path, true);
+    auto again = p->open_storage(path, StorageOptions{});
     REQUIRE_FALSE(again.ok());
     CHECK(again.status().code() == Code::Busy);
     CHECK(again.status().message().find("database is already open") != std::string::npos);
     CHECK(again.status().message().find(path) != std::string::npos);
 
     auto other = make_platform();
-    auto via_dots = other->open_storage(tmp.path + "/./db/../db", false);
+    auto via_dots = other->open_storage(tmp.path + "/./db/../db",
+                                        StorageOptions{.create_if_missing = false, .marker = {}});
     REQUIRE_FALSE(via_dots.ok());
     CHECK(via_dots.status().code() == Code::Busy);
 
     first.reset();
-    auto reopened = p->open_storage(path, false);
+    auto reopened = p->open_storage(path, StorageOptions{.create_if_missing = false, .marker = {}});
     INFO(reopened.status().to_string());
     CHECK(reopened.ok());
   }
@@ -149,7 +150,7 @@ TEST_CASE("the lock keeps a database to one Storage at a time", "[posix][lock]")
     char c = 0;
     REQUIRE(::read(ready[0], &c, 1) == 1);
     REQUIRE(c == 'y');
-    auto blocked = p->open_storage(path, false);
+    auto blocked = p->open_storage(path, StorageOptions{.create_if_missing = false, .marker = {}});
     CHECK_FALSE(blocked.ok());
     CHECK(blocked.status().code() == Code::Busy);
     REQUIRE(::write(release[1], "x", 1) == 1);
@@ -158,7 +159,7 @@ TEST_CASE("the lock keeps a database to one Storage at a time", "[posix][lock]")
     CHECK(WIFEXITED(wstatus));
     for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
     // The failed attempt left nothing behind: the database opens once the other process is gone.
-    auto after = p->open_storage(path, false);
+    auto after = p->open_storage(path, StorageOptions{.create_if_missing = false, .marker = {}});
     INFO(after.status().to_string());
     CHECK(after.ok());
   }
@@ -436,18 +437,67 @@ TEST_CASE("partial files of a crashed holder are removed at the next open", "[po
   TempDir tmp;
   auto p = make_platform();
   const std::string path = tmp.sub("db");
-  open_db(*p, path).reset();
+  const StorageOptions existing{.create_if_missing = false, .marker = "CURRENT"};
+  {
+    auto db = open_db(*p, path);
+    REQUIRE(db->write_pointer("CURRENT", "MANIFEST-000001\n").ok());
+  }
   std::ofstream(path + "/000011.sst.partial") << "half a table";
   std::ofstream(path + "/CURRENT.partial") << "MANIF";
   std::ofstream(path + "/000012.tmp") << "the core's own temporary file";
-  auto db = open_db(*p, path, false);
+  // Not names the platform writes partial files for: a user's, and lookalikes.
+  const std::vector<std::string> foreign = {"video.mp4.partial", "notes.partial", "12x.sst.partial",
+                                            ".sst.partial", "MANIFEST-000001.partial"};
+  for (const auto& name : foreign) std::ofstream(path + "/" + name) << "not skv's";
+  auto opened = p->open_storage(path, existing);
+  REQUIRE(opened.ok());
+  std::unique_ptr<Storage> db = std::move(opened).value();
   CHECK_FALSE(file_exists(path + "/000011.sst.partial"));
   CHECK_FALSE(file_exists(path + "/CURRENT.partial"));
   CHECK(file_exists(path + "/000012.tmp"));
+  for (const auto& name : foreign) {
+    INFO(name);
+    CHECK(file_exists(path + "/" + name));
+  }
   // The table number is usable again.
   auto w = db->objects().create("000011.sst");
   REQUIRE(w.ok());
   REQUIRE((*w)->finish().ok());
+}
+
+TEST_CASE("partial files are left alone until the directory is known to be a database", "[posix]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("db");
+  fs::create_directories(path);
+  std::ofstream(path + "/000011.sst.partial") << "whose is this?";
+  // No CURRENT: a directory being made a database, or someone else's. Nothing is removed.
+  auto db = p->open_storage(path, StorageOptions{.create_if_missing = true, .marker = "CURRENT"});
+  REQUIRE(db.ok());
+  CHECK(file_exists(path + "/000011.sst.partial"));
+}
+
+TEST_CASE("without create_if_missing a directory that is not a database is refused untouched",
+          "[posix]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("folder");
+  fs::create_directories(path);
+  std::ofstream(path + "/notes.txt") << "mine";
+  std::ofstream(path + "/000011.sst.partial") << "mine too";
+  auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = listing();
+  auto r = p->open_storage(path, StorageOptions{.create_if_missing = false, .marker = "CURRENT"});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::NotFound);
+  CHECK(r.status().message().find(path) != std::string::npos);
+  CHECK(r.status().message().find("not an skv database") != std::string::npos);
+  CHECK(listing() == before);  // no LOCK, nothing removed
 }
 
 TEST_CASE("errno maps to codes - messages name the file", "[posix][error]") {
@@ -489,7 +539,7 @@ TEST_CASE("default_platform is shared while held and runs work on threads", "[po
   CHECK(ran.load());
 
   TempDir tmp;
-  auto db = a->open_storage(tmp.sub("db"), true);
+  auto db = a->open_storage(tmp.sub("db"), StorageOptions{});
   REQUIRE(db.ok());
-  CHECK(b->open_storage(tmp.sub("db"), true).status().code() == Code::Busy);
+  CHECK(b->open_storage(tmp.sub("db"), StorageOptions{}).status().code() == Code::Busy);
 }

@@ -194,7 +194,8 @@ TEST_CASE("a missing or truncated table is an error naming it", "[tree][crash][e
   if (truncate) {
     require_ok(p->truncate_file("db", sst, size / 2));
   } else {
-    Result<std::unique_ptr<Storage>> storage = p->open_storage("db", false);
+    Result<std::unique_ptr<Storage>> storage =
+        p->open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}});
     REQUIRE(storage.ok());
     require_ok((*storage)->objects().remove(sst));
     require_ok((*storage)->sync_dir());
@@ -227,7 +228,8 @@ TEST_CASE("manifests CURRENT does not name are removed at open", "[tree][crash]"
   }
   {
     // What a crash between writing a new manifest and updating CURRENT leaves behind.
-    Result<std::unique_ptr<Storage>> storage = p->open_storage("db", false);
+    Result<std::unique_ptr<Storage>> storage =
+        p->open_storage("db", StorageOptions{.create_if_missing = false, .marker = {}});
     REQUIRE(storage.ok());
     Result<std::unique_ptr<LogFile>> f = (*storage)->logs().create("MANIFEST-000999");
     REQUIRE(f.ok());

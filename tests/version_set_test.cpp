@@ -40,7 +40,7 @@ struct Db {
     vset.reset();
     tables.reset();
     storage.reset();
-    auto s = platform.open_storage(kPath, true);
+    auto s = platform.open_storage(kPath, StorageOptions{});
     REQUIRE(s.ok());
     storage = std::move(*s);
     tables = std::make_unique<TableCache>(storage.get(), nullptr, 16);

@@ -90,7 +90,7 @@ std::shared_ptr<MemoryDatabase> MemoryPlatform::find(const std::string& path) co
 }
 
 Result<std::unique_ptr<Storage>> MemoryPlatform::open_storage(const std::string& path,
-                                                              bool create_if_missing) {
+                                                              const StorageOptions& options) {
   if (path.empty()) return Status::invalid_argument("mem:: empty database path");
   std::string p = normalize_path(path);
   std::lock_guard<std::mutex> lock(mu_);
@@ -99,13 +99,18 @@ Result<std::unique_ptr<Storage>> MemoryPlatform::open_storage(const std::string&
   if (it != dbs_.end()) {
     db = it->second;
   } else {
-    if (!create_if_missing) return no_database(p);
+    if (!options.create_if_missing) return no_database(p);
     db = std::make_shared<MemoryDatabase>(p);
     auto q = quotas_.find(p);
     if (q != quotas_.end()) db->quota = q->second;
     dbs_.emplace(p, db);
   }
   std::lock_guard<std::mutex> db_lock(db->mu);
+  if (!options.create_if_missing && !options.marker.empty() &&
+      db->pointers.count(options.marker) == 0) {
+    return Status::not_found(db->location + ": not an skv database (it has no " + options.marker +
+                             ")");
+  }
   if (db->lock_token != 0) return Status::busy(db->location + ": database is already open");
   uint64_t token = next_token_++;
   db->lock_token = token;

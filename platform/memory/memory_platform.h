@@ -140,8 +140,10 @@ class MemoryPlatform final : public Platform {
   ~MemoryPlatform() override;
 
   // Platform. `path` is any non-empty string (trailing '/' ignored); location() is "mem:<path>".
+  // Without options.create_if_missing, a path with no database, or one whose database lacks
+  // options.marker, is NotFound.
   Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                bool create_if_missing) override;
+                                                const StorageOptions& options) override;
   Clock& clock() override { return clock_; }
   Executor& executor() override { return *executor_; }
 

@@ -37,7 +37,7 @@ OpfsPlatform::OpfsPlatform(SlotHandlesFactory factory, OpfsOptions options,
 OpfsPlatform::~OpfsPlatform() = default;
 
 Result<std::unique_ptr<Storage>> OpfsPlatform::open_storage(const std::string& path,
-                                                            bool create_if_missing) {
+                                                            const StorageOptions& options) {
   const std::string location = "opfs:" + path;
   if (path.empty() || path.find('/') != std::string::npos) {
     return Status::invalid_argument(location + ": invalid database name");
@@ -48,12 +48,20 @@ Result<std::unique_ptr<Storage>> OpfsPlatform::open_storage(const std::string& p
       return Status::busy(location + ": the database is already open");
     }
   }
-  SKV_ASSIGN_OR_RETURN(std::shared_ptr<SlotHandles> handles, factory_(path, create_if_missing));
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<SlotHandles> handles,
+                       factory_(path, options.create_if_missing));
   if (handles == nullptr) {
     return Status::io_error(location + ": the slot handle factory returned no handles");
   }
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<OpfsStorage> storage,
                        OpfsStorage::open(path, std::move(handles), options_));
+  if (!options.create_if_missing && !options.marker.empty()) {
+    Result<std::string> marker = storage->read_pointer(options.marker);
+    if (marker.status().code() == Code::NotFound) {
+      return Status::not_found(location + ": not an skv database (it has no " + options.marker +
+                               ")");
+    }
+  }
   std::lock_guard<std::mutex> lock(registry_->mu);
   if (registry_->open.count(path) != 0) {
     return Status::busy(location + ": the database is already open");

@@ -3,10 +3,11 @@
 // opens, and handed over by a factory. Background work runs on a WorkerExecutor (or the executor
 // given) that the wrapper drives between calls; the clock is the system clock unless one is given.
 //
-// open_storage(name, create_if_missing) asks the factory for the handle table of `name` (the
-// factory returns NotFound when the database does not exist and create_if_missing is false) and
-// recovers the pool. A database already open through this platform gives Code::Busy; across tabs
-// and workers a Web Lock named after the database (taken by the JS wrapper) does the same.
+// open_storage(name, options) asks the factory for the handle table of `name` (the factory
+// returns NotFound when the database does not exist and options.create_if_missing is false) and
+// recovers the pool; without create_if_missing a pool with no options.marker is NotFound too. A
+// database already open through this platform gives Code::Busy; across tabs and workers a Web Lock
+// named after the database (taken by the JS wrapper) does the same.
 //
 // This library does not define default_platform(): the program (the Embind glue, a test) builds
 // an OpfsPlatform and passes it to TreeBuilder::with_platform().
@@ -49,7 +50,7 @@ class OpfsPlatform final : public Platform {
 
   // `path` is the database name; location() of the storage is "opfs:<name>".
   Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                bool create_if_missing) override;
+                                                const StorageOptions& options) override;
   Clock& clock() override { return *clock_; }
   Executor& executor() override { return *executor_; }
 

@@ -27,6 +27,8 @@ namespace skv::posix {
 bool is_partial_name(std::string_view name);
 bool is_object_name(std::string_view name);
 bool is_log_name(std::string_view name);
+// An object name of the shape the core gives its objects: decimal digits, then ".sst".
+bool is_core_object_name(std::string_view name);
 
 // close(2); returns 0 or the errno. Never retried: after EINTR the descriptor is gone on Linux.
 int close_fd(int fd);

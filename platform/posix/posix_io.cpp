@@ -33,6 +33,14 @@ bool is_partial_name(std::string_view name) {
 bool is_object_name(std::string_view name) {
   return name.size() > kObjectSuffix.size() && ends_with(name, kObjectSuffix);
 }
+bool is_core_object_name(std::string_view name) {
+  if (!is_object_name(name)) return false;
+  std::string_view digits = name.substr(0, name.size() - kObjectSuffix.size());
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
 bool is_log_name(std::string_view name) {
   if (name.empty() || is_object_name(name) || is_partial_name(name)) return false;
   return (name[0] >= '0' && name[0] <= '9') ||

@@ -19,7 +19,9 @@
 //     names that start with a decimal digit or with "MANIFEST-" (the rule of MemoryPlatform).
 //     "LOCK" and names ending in ".partial" belong to the platform: using them is
 //     InvalidArgument, they are never listed, and partial files left by a crash are removed when
-//     the database is next opened (under its lock). Pointers are files of the directory too, but
+//     the database is next opened (under its lock, once options.marker shows the directory is
+//     a database, and only "<name>.partial" for a pointer name or an object name of the core's
+//     shape: digits, then ".sst"). Pointers are files of the directory too, but
 //     the core names them so that no list rule matches ("CURRENT").
 //   - Errors map through posix_error() (posix_error.h): ENOSPC and EDQUOT are Code::Quota,
 //     ENOENT is Code::NotFound, the rest Code::IO; messages read "<dir>/<name>: <op>: <reason>".
@@ -66,10 +68,11 @@ class PosixPlatform final : public Platform {
 
   // `path` is a directory path, absolute or relative to the working directory at the time of the
   // call; location() is `path` without trailing '/'. InvalidArgument for an empty path,
-  // NotFound when the directory is missing and !create_if_missing, Busy when it is locked, IO
-  // (or Quota) when the directory cannot be created or opened.
+  // NotFound when the directory is missing, or lacks options.marker, and !create_if_missing
+  // (nothing is created then), Busy when it is locked, IO (or Quota) when the directory cannot
+  // be created or opened.
   Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                bool create_if_missing) override;
+                                                const StorageOptions& options) override;
 
   Clock& clock() override { return clock_; }
   Executor& executor() override { return *executor_; }

@@ -247,6 +247,31 @@ class PosixStorage final : public Storage {
   std::mutex pointer_mu_;
 };
 
+// Whether the directory holds `marker` (false for an empty marker).
+Result<bool> has_marker(const PosixDir& dir, const std::string& marker) {
+  if (marker.empty()) return false;
+  SKV_RETURN_IF_ERROR(dir.check_name(marker));
+  struct stat st;
+  if (::fstatat(dir.fd, marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return true;
+  if (errno == ENOENT) return false;
+  return posix_error(dir.label(marker), "look for the database's pointer", errno);
+}
+
+// Removes the partial files an interrupted object write or pointer write of an earlier holder of
+// the lock left: "<object>.partial" for names the core gives objects, and "<marker>.partial".
+// REQUIRES: the lock is held and the directory holds `marker` (it is a database). Nothing else
+// is touched: a "video.mp4.partial" of the user's stays.
+void remove_own_partials(const PosixDir& dir, const std::string& marker) {
+  Result<std::vector<std::string>> names = dir.entries();
+  if (!names.ok()) return;  // best effort: a leftover only costs space
+  for (const auto& name : *names) {
+    if (!is_partial_name(name)) continue;
+    std::string_view stem(name);
+    stem.remove_suffix(PosixPlatform::kPartialSuffix.size());
+    if (stem == marker || posix::is_core_object_name(stem)) ::unlinkat(dir.fd, name.c_str(), 0);
+  }
+}
+
 // mkdir -p. After creating a directory, syncs its parent so the new entry is durable.
 Status make_dirs(const std::string& path) {
   struct stat st;
@@ -286,25 +311,29 @@ uint64_t PosixClock::now_nanos() {
 PosixPlatform::PosixPlatform(std::shared_ptr<Executor> executor) : executor_(std::move(executor)) {}
 
 Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& path,
-                                                             bool create_if_missing) {
+                                                             const StorageOptions& options) {
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   if (p.empty()) return Status::invalid_argument("open storage: empty database path");
-  if (create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p));
+  if (options.create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p));
 
   int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return posix_error(p, "open database directory", errno);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::not_found(p + ": no such database (no such directory)");
+    return posix_error(p, "open database directory", err);
+  }
   auto dir = std::make_shared<const PosixDir>(p, fd);
+  // Without create_if_missing a directory is taken only if it holds a database: nothing (not
+  // even the lock file) is created in any other directory.
+  Result<bool> marked = has_marker(*dir, options.marker);
+  if (!marked.ok()) return marked.status();
+  if (!options.create_if_missing && !options.marker.empty() && !*marked) {
+    return Status::not_found(p + ": not an skv database (it has no " + options.marker + ")");
+  }
   auto lock = std::make_unique<DbLock>();
   SKV_RETURN_IF_ERROR(lock->acquire(*dir));
-
-  // Partial files are left only by a crash (or a failed call) of an earlier holder of the lock.
-  Result<std::vector<std::string>> names = dir->entries();
-  if (names.ok()) {
-    for (const auto& name : *names) {
-      if (is_partial_name(name)) ::unlinkat(dir->fd, name.c_str(), 0);
-    }
-  }
+  if (*marked) remove_own_partials(*dir, options.marker);
   return std::unique_ptr<Storage>(std::make_unique<PosixStorage>(std::move(dir), std::move(lock)));
 }
 

@@ -52,6 +52,21 @@ expect_exit "bad option" 2 "does not take --reverse" -- "$SKV" get "$DB" k --rev
 expect_exit "bad escape" 2 "bad escape" -- "$SKV" set "$DB" 'a\q' v
 expect_exit "bad limit" 2 "non-negative" -- "$SKV" scan "$DB" --limit x
 expect_exit "get on a missing database" 1 "skv: get:" -- "$SKV" get "$WORK/absent" k
+[[ ! -e "$WORK/absent" ]] && ok || fail "get on a missing database created it"
+# A folder of someone else's files is not a database: every command that does not create one
+# refuses it by name and leaves it exactly as it was.
+PLAIN="$WORK/plain"
+mkdir -p "$PLAIN"
+echo "my notes" >"$PLAIN/notes.txt"
+echo "half a download" >"$PLAIN/video.mp4.partial"
+before=$(cd "$PLAIN" && ls -la --time-style=+%s.%N && sha256sum ./*)
+for cmd in "get $PLAIN k" "del $PLAIN k" "scan $PLAIN" "count $PLAIN" "stats $PLAIN" \
+           "flush $PLAIN" "compact $PLAIN"; do
+  # shellcheck disable=SC2086
+  expect_exit "$cmd on a plain folder" 1 "not an skv database" -- "$SKV" $cmd
+done
+after=$(cd "$PLAIN" && ls -la --time-style=+%s.%N && sha256sum ./*)
+[[ "$before" == "$after" ]] && ok || fail "a refused open changed the folder: [$before] -> [$after]"
 
 # Writes, including binary bytes and a backslash.
 for i in 1 2 3 4 5; do

@@ -1,14 +1,19 @@
 // Opens a tree in a fresh temporary directory with the default platform, commits one key,
-// reads it back, closes the tree and removes the directory. Exit status 0 on success.
+// reads it back, closes the tree, checks the database is on disk (skv::memory is linked too, and
+// first), opens an in-memory tree the explicit way and removes the directory. Exit status 0 on
+// success.
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
 
 #include "skv/skv.h"
+
+std::shared_ptr<skv::Platform> make_memory_platform();  // memory_header.cpp
 
 namespace {
 
@@ -38,6 +43,18 @@ int run(const std::string& dir) {
     return 1;
   }
   if (skv::Status s = tree->close(); !s.ok()) return fail("close", s);
+  if (!std::filesystem::exists(dir + "/CURRENT")) {
+    std::fprintf(stderr, "skv consumer: the tree opened by path is not on disk\n");
+    return 1;
+  }
+  skv::Result<skv::Tree> in_memory =
+      skv::TreeBuilder().with_path(dir + "-mem").with_platform(make_memory_platform()).build();
+  if (!in_memory.ok()) return fail("open in memory", in_memory.status());
+  if (skv::Status s = in_memory->close(); !s.ok()) return fail("close in memory", s);
+  if (std::filesystem::exists(dir + "-mem")) {
+    std::fprintf(stderr, "skv consumer: the in-memory tree wrote to disk\n");
+    return 1;
+  }
   std::printf("skv consumer: ok (%s)\n", (*value)->c_str());
   return 0;
 }

@@ -230,7 +230,7 @@ FileMetaData meta(uint64_t number, const std::string& lo, const std::string& hi,
 
 void make_manifest() {
   MemoryPlatform platform;
-  auto opened = platform.open_storage("corpus", true);
+  auto opened = platform.open_storage("corpus", StorageOptions{});
   check(opened.status(), "open storage");
   std::unique_ptr<Storage> storage = std::move(*opened);
   Options options;

@@ -193,7 +193,7 @@ void check_recover(const std::string& bytes) {
   const uint64_t number = bytes.size() >= 16 ? decode_fixed64(bytes.data() + 8) : 1;
   const std::string name = manifest_file_name(number);
   MemoryPlatform platform;
-  Result<std::unique_ptr<Storage>> opened = platform.open_storage("fuzz", true);
+  Result<std::unique_ptr<Storage>> opened = platform.open_storage("fuzz", StorageOptions{});
   SKV_FUZZ_CHECK(opened.ok(), opened.status().to_string());
   std::unique_ptr<Storage> storage = std::move(*opened);
   {

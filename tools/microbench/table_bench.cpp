@@ -39,7 +39,8 @@ const BuiltTable& built_table() {
   static const BuiltTable* t = [] {
     auto* out = new BuiltTable;
     out->platform = std::make_shared<MemoryPlatform>();
-    out->storage = value_or_die(out->platform->open_storage("microbench-table", true), "storage");
+    out->storage =
+        value_or_die(out->platform->open_storage("microbench-table", StorageOptions{}), "storage");
     const std::string name = "000007.sst";
     out->present = make_keys(0, kTableKeys);
     out->absent = make_keys(kTableKeys, kTableKeys);

@@ -32,7 +32,7 @@ class WalTarget {
  public:
   WalTarget(std::shared_ptr<Platform> platform, const std::string& path)
       : platform_(std::move(platform)),
-        storage_(value_or_die(platform_->open_storage(path, true), "open_storage")) {
+        storage_(value_or_die(platform_->open_storage(path, StorageOptions{}), "open_storage")) {
     open_next();
   }
   ~WalTarget() { close_current(); }

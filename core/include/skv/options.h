@@ -59,7 +59,7 @@ struct Options {
   // Where the database lives (a directory natively).
   std::string path;
   // The platform that provides storage, time and background threads. Null means
-  // default_platform() of the linked platform library.
+  // default_platform(): POSIX files with skv::native (see TreeBuilder::build).
   std::shared_ptr<Platform> platform;
   bool create_if_missing = true;
 

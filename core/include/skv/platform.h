@@ -17,6 +17,11 @@
 //
 // Errors: every failure is a Status whose message names the file. Running out of space is
 // Code::Quota; any other failure of the underlying system is Code::IO.
+//
+// Names: the core names its files "<number>.<ext>" (a zero-padded decimal number, a dot and a
+// lower-case extension: "000012.sst", "000013.wal") or "MANIFEST-<number>", and its pointer
+// records in capitals ("CURRENT"). Objects are the names that end in ".sst". A platform may rely
+// on this to tell the database's files from anything else in the same place.
 
 #ifndef SKV_PLATFORM_H_
 #define SKV_PLATFORM_H_
@@ -189,22 +194,43 @@ class Executor {
   virtual size_t run_pending(size_t max_tasks) = 0;
 };
 
+// How Platform::open_storage treats what it finds at a path.
+struct StorageOptions {
+  // Create the storage (natively: the directory, and its parents) when it does not exist.
+  bool create_if_missing = true;
+  // The pointer record (Storage::write_pointer) every database holds: the core passes its
+  // "CURRENT". When it is given:
+  //   - without create_if_missing, a storage that lacks it is not a database: open_storage
+  //     returns NotFound naming the path and creates nothing there (no directory, no lock file);
+  //   - when it is present, the storage is known to be a database, and only then may the
+  //     platform remove leftovers of its own (natively: "<name>.partial" files of an interrupted
+  //     write, for names the core generates). A platform never removes anything else it did not
+  //     write.
+  std::string marker;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;
 
   // Opens the database storage at `path` and takes its exclusive lock. Creates it first when
-  // `create_if_missing` is true, else NotFound if it does not exist. Busy if the database is
-  // already open, in this process or in another one.
+  // options.create_if_missing is true, else NotFound if it does not exist (or holds no
+  // options.marker). Busy if the database is already open, in this process or in another one.
+  // A call that fails creates nothing it did not need to find out that it fails.
   virtual Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                        bool create_if_missing) = 0;
+                                                        const StorageOptions& options) = 0;
 
   virtual Clock& clock() = 0;
   virtual Executor& executor() = 0;
 };
 
-// The platform a TreeBuilder uses when none is given. Defined by the platform library the program
-// links (the native library links the POSIX platform with a thread pool).
+// The platform a TreeBuilder uses when none is given. Only the native library (skv::native, which
+// skv::skv is) defines it: the POSIX platform with a thread pool. The other platform libraries
+// (skv::memory, the OPFS platform) never do, so linking one of them beside skv::native cannot
+// change where a tree opened by path keeps its data; they are used through
+// TreeBuilder::with_platform(). A program that links no skv::native and calls
+// TreeBuilder::build() must define default_platform() itself (returning null makes build()
+// without a platform fail with InvalidArgument) or it does not link.
 std::shared_ptr<Platform> default_platform();
 
 }  // namespace skv

@@ -111,10 +111,14 @@ class TreeBuilder {
 
   // Opens (or creates) the tree. InvalidArgument for bad options (named), Busy if the database
   // is open elsewhere, Corruption (naming the file and offset) if stored data fails its checks.
+  // Without create_if_missing, a path that holds no skv database is NotFound naming it, and
+  // nothing is created there.
   //
-  // With no platform given, the tree uses default_platform() of the platform library the program
-  // links (skv::native natively). build() is inline so that the reference is made from the
-  // program, which makes the linker pick the platform library the program asked for.
+  // The platform: the one given to with_platform(), else default_platform(), which only
+  // skv::native defines (POSIX files: a path is a directory). An in-memory tree is always asked
+  // for by name: with_platform(std::make_shared<MemoryPlatform>()). Linking skv::memory never
+  // changes what a path means. In a program without skv::native (the browser build, tests on
+  // the in-memory platform), build() with no platform fails with InvalidArgument.
   Result<Tree> build() const {
     if (options_.platform) return open(options_);
     Options with_default = options_;

@@ -76,10 +76,15 @@ Result<std::shared_ptr<TreeImpl>> TreeImpl::open(const Options& options) {
 
 Status TreeImpl::open_impl() {
   platform_ = options_.platform;
-  if (!platform_)
-    return Status::invalid_argument("options: no platform (TreeBuilder::build sets the default)");
-  SKV_ASSIGN_OR_RETURN(storage_,
-                       platform_->open_storage(options_.path, options_.create_if_missing));
+  if (!platform_) {
+    return Status::invalid_argument(
+        "options: no platform: this program links no default platform (skv::native); give one "
+        "with TreeBuilder::with_platform()");
+  }
+  StorageOptions storage_options;
+  storage_options.create_if_missing = options_.create_if_missing;
+  storage_options.marker = current_file_name();
+  SKV_ASSIGN_OR_RETURN(storage_, platform_->open_storage(options_.path, storage_options));
   block_cache_ = std::make_unique<BlockCache>(options_.block_cache_capacity);
   table_cache_ = std::make_unique<TableCache>(storage_.get(), block_cache_.get(), 1000);
   versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_.get());
@@ -106,6 +111,11 @@ Status TreeImpl::open_impl() {
   auto current = storage_->read_pointer(current_file_name());
   if (!current.ok()) {
     if (!current.status().is_not_found()) return current.status();
+    if (!options_.create_if_missing) {
+      // The platform checked for CURRENT before it took the lock; it went away since.
+      return Status::not_found(storage_->location() + ": not an skv database (it has no " +
+                               current_file_name() + ")");
+    }
     if (!wals.empty() || !tables.empty()) {
       return Status::corruption(storage_->location() +
                                 ": CURRENT is missing but the database holds WAL or table files");

@@ -1,0 +1,145 @@
+// skv-test-modules: engine native
+// skv-test-wasm: off
+// The open rules on real directories: what an open creates, what it refuses and what it leaves
+// alone (docs/open.md).
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "skv/skv.h"
+
+using namespace skv;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  TempDir() {
+    std::string tmpl = "/tmp/skv-open-test-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string sub(const std::string& name) const { return path + "/" + name; }
+  std::string path;
+};
+
+// Every entry under `dir` with its size and contents, for "nothing changed" checks.
+std::string snapshot(const std::string& dir) {
+  std::vector<std::string> lines;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::ostringstream line;
+    line << e.path().string();
+    if (e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      line << " " << e.file_size() << " " << std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    lines.push_back(line.str());
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+Result<Tree> open_existing(const std::string& path) {
+  return TreeBuilder().with_path(path).with_create_if_missing(false).build();
+}
+
+}  // namespace
+
+TEST_CASE("opening without create refuses a folder that is not a database and changes nothing",
+          "[open]") {
+  TempDir tmp;
+  const std::string dir = tmp.sub("folder");
+  fs::create_directories(dir + "/sub");
+  std::ofstream(dir + "/notes.txt") << "mine";
+  std::ofstream(dir + "/video.mp4.partial") << "half a download";
+  std::ofstream(dir + "/000001.sst.partial") << "a lookalike";
+  std::ofstream(dir + "/sub/deeper.txt") << "also mine";
+  const std::string before = snapshot(dir);
+
+  Result<Tree> t = open_existing(dir);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == Code::NotFound);
+  CHECK(t.status().message().find(dir) != std::string::npos);
+  CHECK(snapshot(dir) == before);
+}
+
+TEST_CASE("opening without create refuses an empty folder and a missing path", "[open]") {
+  TempDir tmp;
+  const std::string empty = tmp.sub("empty");
+  fs::create_directories(empty);
+  Result<Tree> t = open_existing(empty);
+  CHECK(t.status().code() == Code::NotFound);
+  CHECK(fs::is_empty(empty));
+
+  const std::string missing = tmp.sub("a/b/missing");
+  Result<Tree> m = open_existing(missing);
+  CHECK(m.status().code() == Code::NotFound);
+  CHECK(m.status().message().find(missing) != std::string::npos);
+  CHECK_FALSE(fs::exists(tmp.sub("a")));
+}
+
+TEST_CASE("a database opens without create, and with create an existing folder becomes one",
+          "[open]") {
+  TempDir tmp;
+  const std::string dir = tmp.sub("db");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/README.txt") << "the user's file stays";
+  {
+    Result<Tree> t = TreeBuilder().with_path(dir).build();
+    REQUIRE(t.ok());
+    Transaction tx = std::move(t->begin().value());
+    REQUIRE(tx.set("k", "v").ok());
+    tx.set_durability(Durability::Immediate);
+    REQUIRE(tx.commit().wait().ok());
+    REQUIRE(t->close().ok());
+  }
+  CHECK(fs::exists(dir + "/CURRENT"));
+  Result<Tree> t = open_existing(dir);
+  INFO(t.status().to_string());
+  REQUIRE(t.ok());
+  Transaction r = std::move(t->begin_with_mode(Mode::ReadOnly).value());
+  CHECK(r.get("k")->value_or("") == "v");
+  REQUIRE(t->close().ok());
+  std::ifstream in(dir + "/README.txt");
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "the user's file stays");
+}
+
+TEST_CASE("a refused open removes nothing, partial files included", "[open]") {
+  TempDir tmp;
+  const std::string dir = tmp.sub("db");
+  {
+    Result<Tree> t = TreeBuilder().with_path(dir).build();
+    REQUIRE(t.ok());
+    REQUIRE(t->close().ok());
+  }
+  std::ofstream(dir + "/video.mp4.partial") << "the user's";
+  {
+    // Busy: the database is open elsewhere. The second open must not touch anything.
+    Result<Tree> holder = open_existing(dir);
+    REQUIRE(holder.ok());
+    std::ofstream(dir + "/000099.sst.partial") << "the holder's table being written";
+    Result<Tree> second = open_existing(dir);
+    CHECK(second.status().code() == Code::Busy);
+    CHECK(fs::exists(dir + "/000099.sst.partial"));
+    REQUIRE(holder->close().ok());
+  }
+  // The next owner removes the partial file of its own kind, never the user's.
+  Result<Tree> t = open_existing(dir);
+  REQUIRE(t.ok());
+  CHECK_FALSE(fs::exists(dir + "/000099.sst.partial"));
+  CHECK(fs::exists(dir + "/video.mp4.partial"));
+  REQUIRE(t->close().ok());
+}
