@@ -1,300 +1,193 @@
-// skv-test-modules: util wal memtable sstable version engine memory
-// skv-test-wasm: off
-// The group-commit pipeline, made deterministic: a platform wrapper holds the WAL's sync() at a
-// gate, so the test knows exactly which commits queue behind the leader. Checks one WAL write and
-// one sync per group, in-order visibility, and that a commit's future completes only once its
-// group is durable.
+// skv-test-modules: commit
+// The commit pipeline as a unit, on a fake CommitEnv that records every call: sequence numbers,
+// conflicts (in flight and committed), group formation, barriers between groups, the sticky
+// error after a failed WAL write, close, and and close. No tree, no platform (threads:
+// commit_pipeline_concurrency_test.cpp).
 
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
+#include <catch2/catch.hpp>
+
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "support/tree_fixture.h"
+#include "support/fake_commit_env.h"
 
 using namespace skv;
+using namespace skv::commit;
 using namespace skv::testing;
 
 namespace {
 
-// Holds every LogFile::sync() until release() while closed; counts waiters.
-class Gate {
- public:
-  void close() {
-    std::lock_guard<std::mutex> l(mu_);
-    open_ = false;
-  }
-  void release() {
-    std::lock_guard<std::mutex> l(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  void pass() {
-    std::unique_lock<std::mutex> l(mu_);
-    ++waiting_;
-    cv_.notify_all();
-    cv_.wait(l, [&] { return open_; });
-    --waiting_;
-  }
-  void wait_for_waiter() {
-    std::unique_lock<std::mutex> l(mu_);
-    cv_.wait(l, [&] { return waiting_ > 0; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = true;
-  int waiting_ = 0;
-};
-
-class GatedLogFile final : public LogFile {
- public:
-  GatedLogFile(std::unique_ptr<LogFile> f, Gate* g) : f_(std::move(f)), gate_(g) {}
-  const std::string& name() const override { return f_->name(); }
-  Status append(std::string_view d) override { return f_->append(d); }
-  Status sync() override {
-    gate_->pass();
-    return f_->sync();
-  }
-  uint64_t size() const override { return f_->size(); }
-  Status read_at(uint64_t o, size_t n, char* s, std::string_view* r) const override {
-    return f_->read_at(o, n, s, r);
-  }
-  Status truncate(uint64_t size) override { return f_->truncate(size); }
-  Status close() override { return f_->close(); }
-
- private:
-  std::unique_ptr<LogFile> f_;
-  Gate* gate_;
-};
-
-class GatedLogStore final : public LogStore {
- public:
-  GatedLogStore(LogStore* s, Gate* g) : s_(s), gate_(g) {}
-  Result<std::unique_ptr<LogFile>> create(const std::string& name) override {
-    return wrap(s_->create(name), name);
-  }
-  Result<std::unique_ptr<LogFile>> open(const std::string& name) override {
-    return wrap(s_->open(name), name);
-  }
-  Status remove(const std::string& name) override { return s_->remove(name); }
-  Result<std::vector<std::string>> list() override { return s_->list(); }
-
- private:
-  // Only WAL segments are gated; the manifest syncs freely.
-  Result<std::unique_ptr<LogFile>> wrap(Result<std::unique_ptr<LogFile>> r,
-                                        const std::string& name) {
-    if (!r.ok() || name.find(".wal") == std::string::npos) return r;
-    return std::unique_ptr<LogFile>(std::make_unique<GatedLogFile>(std::move(*r), gate_));
-  }
-  LogStore* s_;
-  Gate* gate_;
-};
-
-class GatedStorage final : public Storage {
- public:
-  GatedStorage(std::unique_ptr<Storage> s, Gate* g) : s_(std::move(s)), logs_(&s_->logs(), g) {}
-  const std::string& location() const override { return s_->location(); }
-  LogStore& logs() override { return logs_; }
-  ObjectStore& objects() override { return s_->objects(); }
-  Status sync_dir() override { return s_->sync_dir(); }
-  Status write_pointer(const std::string& n, std::string_view c) override {
-    return s_->write_pointer(n, c);
-  }
-  Result<std::string> read_pointer(const std::string& n) override { return s_->read_pointer(n); }
-
- private:
-  std::unique_ptr<Storage> s_;
-  GatedLogStore logs_;
-};
-
-class GatedPlatform final : public Platform {
- public:
-  Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                const StorageOptions& options) override {
-    Result<std::unique_ptr<Storage>> r = mem_.open_storage(path, options);
-    if (!r.ok()) return r;
-    return std::unique_ptr<Storage>(std::make_unique<GatedStorage>(std::move(*r), &gate_));
-  }
-  Clock& clock() override { return mem_.clock(); }
-  Executor& executor() override { return mem_.executor(); }
-  Gate& gate() { return gate_; }
-
- private:
-  MemoryPlatform mem_;
-  Gate gate_;
-};
-
-Transaction writer(const Tree& tree, const std::string& key, Durability d) {
-  Transaction tx = begin_or_fail(tree);
-  require_ok(tx.set(key, "v-" + key));
-  tx.set_durability(d);
-  return tx;
+void require_ok(const Status& s) {
+  INFO(s.to_string());
+  REQUIRE(s.ok());
 }
 
 }  // namespace
 
-TEST_CASE("commits queued behind a syncing leader share one WAL write and one sync", "[pipeline]") {
-  auto p = std::make_shared<GatedPlatform>();
-  Tree tree = open_or_fail(TreeBuilder().with_path("db").with_platform(p));
-  const TreeStats before = tree.stats();
-
-  p->gate().close();
-  // The leader: its commit blocks inside the WAL sync.
-  Transaction first = writer(tree, "k0", Durability::Immediate);
-  Status leader_status;
-  // Catch2 assertions stay on the test thread; the leader only records its status.
-  std::thread leader([&] { leader_status = first.commit().wait(); });
-  p->gate().wait_for_waiter();
-
-  // Seven more commits queue up behind it; commit() returns at once with a pending future.
-  std::vector<CommitFuture> futures;
-  for (int i = 1; i <= 7; ++i) {
-    Transaction tx =
-        writer(tree, "k" + std::to_string(i), i % 2 ? Durability::Immediate : Durability::Eventual);
-    futures.push_back(tx.commit());
+TEST_CASE("inline commits get increasing sequence numbers and become visible in order",
+          "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/false);
+  p.start_after(41);
+  CHECK(p.visible().load() == 41);
+  for (int i = 0; i < 3; ++i) {
+    CommitFuture f = p.commit(batch_of({"k" + std::to_string(i)}), 41, true, i == 1);
+    REQUIRE(f.ready());  // the committing thread led its own group
+    require_ok(f.wait());
   }
-  for (const CommitFuture& f : futures) CHECK_FALSE(f.ready());
-  {
-    // Not visible yet: neither the leader's group (unsynced) nor the queued ones.
-    Transaction r = begin_or_fail(tree, Mode::ReadOnly);
-    CHECK_FALSE(get_or_fail(r, "k0").has_value());
-    CHECK_FALSE(get_or_fail(r, "k7").has_value());
-  }
-
-  p->gate().release();
-  leader.join();
-  require_ok(leader_status);
-  for (const CommitFuture& f : futures) require_ok(f.wait());
-
-  const TreeStats after = tree.stats();
-  CHECK(after.commits - before.commits == 8);
-  CHECK(after.commit_groups - before.commit_groups == 2);
-  CHECK(after.wal_syncs - before.wal_syncs == 2);
-  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
-  for (int i = 0; i <= 7; ++i)
-    CHECK(get_or_fail(r, "k" + std::to_string(i)) == "v-k" + std::to_string(i));
-  require_ok(tree.close());
+  CHECK(p.visible().load() == 44);
+  CHECK(env.applied == std::vector<SequenceNumber>{42, 43, 44});
+  CHECK(env.events ==
+        std::vector<std::string>{"room", "wal 1", "room", "wal 1 sync", "room", "wal 1"});
+  // Each record went out with its sequence number in it.
+  REQUIRE(env.wal.size() == 3);
+  CHECK(WriteBatch::sequence_of(env.wal[2]) == 44);
+  const CommitCounters c = p.counters();
+  CHECK(c.commits == 3);
+  CHECK(c.groups == 3);
+  CHECK(c.syncs == 1);
+  p.close();
 }
 
-TEST_CASE("a group of Eventual commits is written without a sync", "[pipeline]") {
-  auto p = std::make_shared<GatedPlatform>();
-  Tree tree = open_or_fail(TreeBuilder().with_path("db").with_platform(p));
-  const TreeStats before = tree.stats();
-  p->gate().close();  // any sync would hang the test here
-  for (int i = 0; i < 20; ++i) {
-    Transaction tx = writer(tree, "e" + std::to_string(i), Durability::Eventual);
-    require_ok(tx.commit().wait());
-  }
-  const TreeStats after = tree.stats();
-  CHECK(after.commits - before.commits == 20);
-  CHECK(after.wal_syncs == before.wal_syncs);
-  p->gate().release();
-  require_ok(tree.close());
-}
-
-TEST_CASE("visibility follows sequence order under concurrent commits", "[pipeline]") {
-  auto p = std::make_shared<MemoryPlatform>();
-  Tree tree = open_or_fail(TreeBuilder().with_path("db").with_platform(p));
-  // Each writer commits an increasing counter under its own key and, in the same transaction,
-  // a global log entry; a reader that sees entry n of a writer must see every entry before it.
-  constexpr int kWriters = 4, kCommits = 300;
-  std::atomic<bool> done{false};
-  std::atomic<int> violations{0}, write_errors{0};
-  std::thread reader([&] {
-    while (!done.load()) {
-      Result<Transaction> rt = tree.begin_with_mode(Mode::ReadOnly);
-      if (!rt.ok()) {
-        violations.fetch_add(1);
-        return;
-      }
-      Transaction& r = *rt;
-      for (int w = 0; w < kWriters; ++w) {
-        auto v = r.get("w" + std::to_string(w));
-        if (!v.ok() || !v->has_value()) continue;
-        const int n = std::stoi(**v);
-        for (int back = std::max(0, n - 3); back <= n; ++back) {
-          auto e = r.get("log/" + std::to_string(w) + "/" + std::to_string(back));
-          if (!e.ok() || !e->has_value()) violations.fetch_add(1);
-        }
-      }
-    }
-  });
-  std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      for (int n = 0; n < kCommits; ++n) {
-        Result<Transaction> tx = tree.begin();
-        Status s = tx.status();
-        if (s.ok()) s = tx->set("w" + std::to_string(w), std::to_string(n));
-        if (s.ok()) s = tx->set("log/" + std::to_string(w) + "/" + std::to_string(n), "x");
-        if (s.ok()) s = tx->commit().wait();
-        if (!s.ok()) write_errors.fetch_add(1);
-      }
-    });
-  }
-  for (auto& t : writers) t.join();
-  done = true;
-  reader.join();
-  CHECK(violations.load() == 0);
-  CHECK(write_errors.load() == 0);
-  CHECK(tree.stats().commits == kWriters * kCommits);
-  require_ok(tree.close());
-}
-
-TEST_CASE("deferred commits of one turn share one WAL write and one sync", "[pipeline]") {
-  auto p = std::make_shared<MemoryPlatform>();
-  Tree tree = open_or_fail(TreeBuilder().with_path("db").with_platform(p).with_commit_pipeline(
-      CommitPipeline::Deferred));
-  p->queue_executor()->run_all();
-  const TreeStats before = tree.stats();
-  // One "turn": several commits, nothing written yet.
-  std::vector<CommitFuture> futures;
-  for (int i = 0; i < 6; ++i) {
-    Transaction tx = begin_or_fail(tree);
-    require_ok(tx.set("t" + std::to_string(i), "v"));
-    tx.set_durability(i == 2 ? Durability::Immediate : Durability::Eventual);
-    futures.push_back(tx.commit());
-  }
-  // A conflicting commit in the same turn is refused at once (the others are in flight).
-  {
-    Transaction tx = begin_or_fail(tree);
-    require_ok(tx.set("t3", "late"));
-    CHECK(tx.commit().wait().code() == Code::Conflict);
-  }
-  for (const CommitFuture& f : futures) CHECK_FALSE(f.ready());
-  CHECK(tree.stats().commits == before.commits);
-  {
-    Transaction r = begin_or_fail(tree, Mode::ReadOnly);
-    CHECK_FALSE(get_or_fail(r, "t0").has_value());
-  }
-  // The host's end of turn: run the executor.
-  p->queue_executor()->run_all();
-  for (const CommitFuture& f : futures) {
+TEST_CASE("a deferred pipeline writes everything queued in one group", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  std::vector<CommitFuture> fs;
+  for (int i = 0; i < 5; ++i)
+    fs.push_back(p.commit(batch_of({"k" + std::to_string(i)}), 0, true, i == 3));
+  for (auto& f : fs) CHECK_FALSE(f.ready());
+  CHECK(p.visible().load() == 0);   // nothing is visible before it is written
+  CHECK(env.run_scheduled() == 1);  // one leader task for the whole turn
+  for (auto& f : fs) {
     REQUIRE(f.ready());
     require_ok(f.wait());
   }
-  const TreeStats after = tree.stats();
-  CHECK(after.commits - before.commits == 6);
-  CHECK(after.commit_groups - before.commit_groups == 1);
-  CHECK(after.wal_syncs - before.wal_syncs == 1);
-  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
-  for (int i = 0; i < 6; ++i) CHECK(get_or_fail(r, "t" + std::to_string(i)) == "v");
+  CHECK(env.group_sizes == std::vector<size_t>{5});
+  CHECK(env.events == std::vector<std::string>{"room", "wal 5 sync"});
+  CHECK(p.visible().load() == 5);
+  CHECK(p.counters().groups == 1);
+  p.close();
+}
 
-  // Commits still queued when the tree closes are written by close().
-  Transaction last = begin_or_fail(tree);
-  require_ok(last.set("queued", "at close"));
-  last.set_durability(Durability::Immediate);
-  CommitFuture pending = last.commit();
-  CHECK_FALSE(pending.ready());
-  require_ok(tree.close());
-  REQUIRE(pending.ready());
-  require_ok(pending.wait());
-  Tree again = open_or_fail(TreeBuilder().with_path("db").with_platform(p));
-  Transaction r2 = begin_or_fail(again, Mode::ReadOnly);
-  CHECK(get_or_fail(r2, "queued") == "at close");
+TEST_CASE("first committer wins: keys in flight and keys committed after the snapshot",
+          "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  CommitFuture a = p.commit(batch_of({"x", "y"}), 0, true, false);
+  // "y" is in flight: a second writer conflicts at once, whatever its snapshot.
+  CommitFuture b = p.commit(batch_of({"y"}), 0, true, false);
+  REQUIRE(b.ready());
+  CHECK(b.wait().code() == Code::Conflict);
+  CHECK(b.wait().message().find("'y'") != std::string::npos);
+  // A blind write (no conflict check) of the same key queues behind it.
+  CommitFuture blind = p.commit(batch_of({"y"}), 0, false, false);
+  CHECK_FALSE(blind.ready());
+  env.run_scheduled();
+  require_ok(a.wait());
+  require_ok(blind.wait());
+  CHECK(env.committed["y"] == 2);
+  // Committed after snapshot 1: conflict; at snapshot 2 (which saw it): fine.
+  CHECK(p.commit(batch_of({"y"}), 1, true, false).wait().code() == Code::Conflict);
+  CommitFuture ok = p.commit(batch_of({"y"}), 2, true, false);
+  env.run_scheduled();
+  require_ok(ok.wait());
+  // A failed lookup fails the commit with its own error, and allocates nothing.
+  env.lookup_error = Status::io_error("table 000007.sst: read failed");
+  CHECK(p.commit(batch_of({"z"}), 3, true, false).wait().code() == Code::IO);
+  env.lookup_error = Status();
+  CommitFuture next = p.commit(batch_of({"z"}), 3, true, false);
+  env.run_scheduled();
+  require_ok(next.wait());
+  CHECK(env.applied.back() == 4);
+  p.close();
+}
+
+TEST_CASE("groups are cut at the size cap", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  const size_t big = CommitPipeline::kMaxGroupBytes / 3 + 1;
+  std::vector<CommitFuture> fs;
+  for (int i = 0; i < 7; ++i)
+    fs.push_back(p.commit(batch_of({"k" + std::to_string(i)}, big), 0, true, false));
+  env.run_scheduled();
+  for (auto& f : fs) require_ok(f.wait());
+  CHECK(env.group_sizes == std::vector<size_t>{3, 3, 1});
+  CHECK(p.visible().load() == 7);
+}
+
+TEST_CASE("a barrier runs alone, between the groups queued before and after it", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  CommitFuture a = p.commit(batch_of({"a"}), 0, true, false);
+  SequenceNumber seen_by_barrier = 99;
+  Status barrier_status = Status::io_error("not run");
+  p.barrier([&](const Status& s) {
+    barrier_status = s;
+    seen_by_barrier = p.visible().load();
+    env.events.push_back("barrier");
+  });
+  CommitFuture b = p.commit(batch_of({"b"}), 0, true, false);
+  env.run_scheduled();
+  require_ok(a.wait());
+  require_ok(b.wait());
+  require_ok(barrier_status);
+  CHECK(seen_by_barrier == 1);  // everything before it is visible, nothing after it
+  CHECK(env.events == std::vector<std::string>{"room", "wal 1", "barrier", "room", "wal 1"});
+  p.close();
+  // After close a barrier runs at once with Closed.
+  Status late;
+  p.barrier([&](const Status& s) { late = s; });
+  CHECK(late.code() == Code::Closed);
+}
+
+TEST_CASE("a failed WAL write fails its group once, becomes sticky and is never retried",
+          "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  require_ok([&] {
+    CommitFuture f = p.commit(batch_of({"before"}), 0, true, true);
+    env.run_scheduled();
+    return f.wait();
+  }());
+  env.wal_error = Status::io_error("000005.wal: sync: injected");
+  CommitFuture x = p.commit(batch_of({"x"}), 1, true, true);
+  CommitFuture y = p.commit(batch_of({"y"}), 1, true, false);
+  env.run_scheduled();
+  CHECK(x.wait().code() == Code::IO);
+  CHECK(y.wait().code() == Code::IO);
+  CHECK(x.wait().message().find("write-ahead log") != std::string::npos);
+  CHECK(env.fails == 1);
+  CHECK(p.visible().load() == 1);  // the failed group never became visible
+  CHECK(env.applied == std::vector<SequenceNumber>{1});
+  // Later commits fail at once with the sticky error, with no WAL call: nothing is retried.
+  env.wal_error = Status();
+  const size_t wal_calls = env.group_sizes.size();
+  CommitFuture z = p.commit(batch_of({"x"}), 1, true, true);
+  REQUIRE(z.ready());
+  CHECK(z.wait().code() == Code::IO);
+  env.run_scheduled();
+  CHECK(env.group_sizes.size() == wal_calls);
+  // A barrier is told the writes are stopped.
+  Status barrier_status;
+  p.barrier([&](const Status& s) { barrier_status = s; });
+  env.run_scheduled();
+  CHECK(barrier_status.code() == Code::IO);
+  p.close();
+}
+
+TEST_CASE("close writes what is queued, then refuses new commits", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/true);
+  CommitFuture queued = p.commit(batch_of({"q"}), 0, true, true);
+  CHECK_FALSE(queued.ready());
+  p.close();  // runs the deferred leader itself
+  REQUIRE(queued.ready());
+  require_ok(queued.wait());
+  CommitFuture late = p.commit(batch_of({"l"}), 1, true, false);
+  REQUIRE(late.ready());
+  CHECK(late.wait().code() == Code::Closed);
+  p.close();  // idempotent
+  // The scheduled leader task, run after close, finds nothing to do.
+  env.run_scheduled();
+  CHECK(env.applied == std::vector<SequenceNumber>{1});
 }

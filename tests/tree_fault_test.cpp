@@ -53,6 +53,39 @@ TEST_CASE("a failed WAL sync fails the commit and later writes, reopen recovers"
   require_ok(commit_one(tree, "after"));
 }
 
+TEST_CASE("a failed WAL sync is never retried: close does not sync it and a crash loses it",
+          "[tree][fault]") {
+  auto p = std::make_shared<MemoryPlatform>();
+  {
+    Tree tree = open_or_fail(small_tree(p));
+    require_ok(commit_one(tree, "before"));
+    require_ok(commit_one(tree, "eventual", Durability::Eventual));
+    FaultRule rule = FaultRule::nth_call(FaultOp::Sync, 1);
+    rule.target_contains = ".wal";
+    p->set_fault_policy(FaultPolicy{{rule}, 1});
+    CHECK(commit_one(tree, "failed").code() == Code::IO);
+    p->clear_faults();
+    const uint64_t syncs = p->call_count(FaultOp::Sync);
+    CHECK(commit_one(tree, "later").code() == Code::IO);
+    CHECK(tree.flush().wait().code() == Code::IO);
+    // The WAL's unsynced tail ("eventual", "failed") is of unknown fate: close reports that
+    // instead of syncing it, so a commit reported as failed cannot become durable through it.
+    Status closed = tree.close();
+    INFO(closed.to_string());
+    CHECK(closed.code() == Code::IO);
+    CHECK(closed.message().find("write-ahead log") != std::string::npos);
+    CHECK(p->call_count(FaultOp::Sync) == syncs);
+    CHECK(tree.close().ok());  // idempotent
+  }
+  p->crash(7, /*tear=*/false);
+  Tree tree = open_or_fail(small_tree(p));
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "before") == "v-before");
+  CHECK_FALSE(get_or_fail(r, "failed").has_value());
+  CHECK_FALSE(get_or_fail(r, "later").has_value());
+  require_ok(commit_one(tree, "after"));
+}
+
 TEST_CASE("a failed flush is sticky and names its cause - reopen recovers from the WAL",
           "[tree][fault]") {
   auto p = std::make_shared<MemoryPlatform>();

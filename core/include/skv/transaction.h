@@ -67,8 +67,12 @@ class Transaction {
 
   // Commits the buffered writes. The future completes with OK once they are visible to new
   // transactions (and synced, for Durability::Immediate), or with the error that stopped them
-  // (Conflict, IO, Closed, ...), in which case nothing was applied. A transaction with no writes
-  // completes at once with OK. The transaction is finished either way.
+  // (Conflict, IO, Closed, ...), in which case nothing is visible. One case is indeterminate: an
+  // IO or Quota error from the write-ahead log ("write-ahead log: ...") means the WAL write or
+  // sync failed after the commit's bytes may have reached the file, so after a crash or a reopen
+  // the commit may or may not be there. The tree then refuses every later write with that error
+  // (docs/commit.md). A transaction with no writes completes at once with OK. The transaction is
+  // finished either way.
   CommitFuture commit();
 
   // Discards the buffered writes and finishes the transaction.

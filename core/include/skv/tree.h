@@ -75,7 +75,10 @@ class Tree {
   const Options& options() const;
 
   // Waits for commits in flight, stops background work, syncs the WAL and releases the
-  // database. Later calls on this tree (or its transactions) return Code::Closed. Idempotent.
+  // database. Later calls on this tree (or its transactions) return Code::Closed. Idempotent
+  // (a second call returns OK). If a WAL write or sync failed earlier, close does not sync the
+  // WAL (its unsynced bytes are of unknown fate) and returns that error: Eventual commits
+  // acknowledged since the last successful sync may be lost.
   Status close() const;
 
  private:

@@ -1,10 +1,11 @@
 // TreeImpl: the orchestrator behind skv::Tree. It owns the storage, the memtables, the WAL, the
-// version set and the caches, runs the commit pipeline and schedules flushes and compactions.
+// version set and the caches, hosts the commit pipeline (commit/commit_pipeline.h, as its
+// CommitEnv) and the transactions (txn/transaction_host.h), and schedules flushes and
+// compactions.
 //
 // Locks, in the order they may be taken:
-//   commit_mu_  validation and sequence assignment (short)
-//   queue_mu_   the commit queue and the leader flag
-//   mu_         memtable switch, immutable queue, version set, background state
+//   the pipeline's commit and queue locks (commit/commit_pipeline.h)
+//   mu_         memtable switch, immutable queue, version set, background state, sticky error
 //   view_mu_    the published ReadView pointer (held only to copy a shared_ptr)
 // The commit leader is the only thread that appends to the WAL or inserts into the active
 // memtable; it never holds mu_ while doing so. Background work (flush, compaction) runs on the
@@ -19,14 +20,15 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cache/block_cache.h"
+#include "commit/commit_pipeline.h"
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "format/internal_key.h"
@@ -37,7 +39,7 @@
 #include "skv/platform.h"
 #include "skv/tree.h"
 #include "txn/snapshot_registry.h"
-#include "txn/write_buffer.h"
+#include "txn/transaction_host.h"
 #include "version/table_cache.h"
 #include "version/version.h"
 #include "version/version_set.h"
@@ -57,37 +59,38 @@ struct ReadView {
   SequenceNumber version_max_seq = 0;  // largest sequence number in any table of `version`
 };
 
-class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
+class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
+                       public TransactionHost,
+                       public commit::CommitEnv {
  public:
   // Opens or creates the tree described by `options` (recovering the WAL).
   static Result<std::shared_ptr<TreeImpl>> open(const Options& options);
-  ~TreeImpl();
+  ~TreeImpl() override;
   TreeImpl(const TreeImpl&) = delete;
   TreeImpl& operator=(const TreeImpl&) = delete;
 
   const Options& options() const { return options_; }
 
-  // --- used by transactions ---
-  Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
-  // OK while open; Closed after close().
-  Status check_open() const;
-  void release_snapshot(SequenceNumber seq) { snapshots_.release(seq); }
-  // The newest version of `key` at `snapshot`: *found false if none or deleted.
-  Status get(std::string_view key, SequenceNumber snapshot, std::string* value, bool* found);
-  // An iterator over the tree at `snapshot`, user keys in [lower, upper). Without `fill_cache`
-  // the blocks it reads are not added to the block cache (a one-off sweep, such as a count,
-  // would otherwise evict the blocks point reads keep hot).
-  Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,
-                                                     std::string upper, bool keys_only,
-                                                     bool fill_cache = true);
-  // Validates, sequences and queues the transaction's writes (see commit/ and DESIGN.md §3).
-  CommitFuture commit(const TransactionImpl& txn);
-
   // --- used by Tree ---
+  Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
   Future<Status> flush();
   Status compact_all();
   TreeStats stats();
   Status close();
+
+  // --- TransactionHost (txn/transaction_host.h) ---
+  Status check_open() const override;
+  void release_snapshot(SequenceNumber seq) override { snapshots_.release(seq); }
+  Status get(std::string_view key, SequenceNumber snapshot, std::string* value,
+             bool* found) override;
+  // A count or other one-off sweep passes !fill_cache, so it does not evict the blocks point
+  // reads keep hot.
+  Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,
+                                                     std::string upper, bool keys_only,
+                                                     bool fill_cache) override;
+  uint64_t commit_time() override { return platform_->clock().now_nanos(); }
+  CommitFuture commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
+                      bool sync) override;
 
  private:
   struct ImmEntry {
@@ -95,9 +98,16 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
     uint64_t wal_number = 0;  // the WAL segment holding exactly this memtable's writes
     std::vector<Promise<Status>> flush_waiters;
   };
-  struct CommitRequest;
-
   explicit TreeImpl(const Options& options);
+
+  // --- CommitEnv (commit/commit_pipeline.h), tree_commit.cpp ---
+  Status write_error() override;
+  Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber snapshot) override;
+  Status make_room(bool force) override { return make_room_for_write(force); }
+  Status write_wal(const std::vector<std::string_view>& records, bool sync) override;
+  void apply(std::string_view record) override;
+  void fail(const Status& s) override;
+  void schedule(std::function<void()> task) override;
 
   // open / recovery (tree_open.cpp)
   Status open_impl();
@@ -118,10 +128,6 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   std::shared_ptr<const ReadView> current_view() const;
   void install_view();  // REQUIRES: mu_ held
 
-  // commit pipeline (tree_commit.cpp)
-  Status validate(const TransactionImpl& txn, const ReadView& view);
-  // Runs the leader now (CommitPipeline::Inline) or schedules it on the executor (Deferred).
-  void start_leader();
   // The context of a flush or compaction job. REQUIRES: mu_ held.
   JobContext job_context();
   // Runs a step of `job` (reading about `budget` input bytes; 0: to the end) without mu_. When
@@ -130,11 +136,10 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   // job finished. REQUIRES: lock holds mu_ (released while the step runs).
   Status compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budget,
                       std::unique_lock<std::mutex>& lock, bool* done);
-  void run_leader();
-  Status write_group(std::vector<std::shared_ptr<CommitRequest>>& group);
+  // Freezes the memtable when it is full (or, with `force`, when it is not empty), stalling
+  // while background work is too far behind. REQUIRES: called by the commit leader.
   Status make_room_for_write(bool force);
-  Status switch_memtable();  // REQUIRES: called by the leader
-  void finish_inflight(const CommitRequest& req);
+  Status switch_memtable();  // REQUIRES: called by the commit leader
 
   // background work (tree_background.cpp)
   void maybe_schedule_work();  // REQUIRES: mu_ held
@@ -154,24 +159,14 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   SnapshotRegistry snapshots_;
 
   std::atomic<bool> closed_{false};
-  std::atomic<SequenceNumber> visible_seq_{0};
+  std::unique_ptr<commit::CommitPipeline> pipeline_;
 
-  // commit_mu_
-  std::mutex commit_mu_;
-  SequenceNumber last_allocated_seq_ = 0;
-  std::unordered_map<std::string, SequenceNumber> inflight_;  // key -> seq, queued not visible
-
-  // queue_mu_
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::deque<std::shared_ptr<CommitRequest>> queue_;
-  bool leader_active_ = false;   // a leader runs or is scheduled; commits just queue
-  bool leader_running_ = false;  // run_leader() is draining the queue on some thread
-  bool queue_closed_ = false;
-
-  // Owned by the leader (the thread running run_leader), or by open/close when none runs.
+  // Owned by the commit leader, or by open/close when none runs.
   std::unique_ptr<log::Writer> wal_;
   uint64_t wal_number_ = 0;
+  // A write or sync of wal_ failed: its unsynced bytes are of unknown fate, and it is never
+  // synced again (CommitEnv::fail). Guarded by mu_.
+  bool wal_failed_ = false;
 
   // mu_
   mutable std::mutex mu_;
@@ -187,8 +182,6 @@ class TreeImpl : public std::enable_shared_from_this<TreeImpl> {
   Status bg_error_;
   std::set<uint64_t> obsolete_tables_;
   uint64_t flushes_ = 0, compactions_ = 0, compaction_steps_ = 0, stalls_ = 0;
-  // Written by the commit leader only; read by stats().
-  std::atomic<uint64_t> commits_{0}, commit_groups_{0}, wal_syncs_{0};
 
   // view_mu_
   mutable std::mutex view_mu_;

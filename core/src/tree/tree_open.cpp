@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "format/file_names.h"
+#include "memtable/batch_insert.h"
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
 #include "util/status_macros.h"
@@ -59,7 +60,10 @@ Status check_options(const Options& o) {
 
 }  // namespace
 
-TreeImpl::TreeImpl(const Options& options) : options_(options) {}
+TreeImpl::TreeImpl(const Options& options)
+    : options_(options),
+      pipeline_(std::make_unique<commit::CommitPipeline>(
+          this, options.commit_pipeline == CommitPipeline::Deferred)) {}
 
 TreeImpl::~TreeImpl() { (void)close(); }
 
@@ -165,8 +169,7 @@ Status TreeImpl::recover_wal(std::vector<uint64_t> wal_numbers) {
     imms_.push_back(ImmEntry{std::move(mem), wal_numbers[i], {}});
   }
   versions_->set_last_sequence(last);
-  last_allocated_seq_ = last;
-  visible_seq_.store(last, std::memory_order_release);
+  pipeline_->start_after(last);
   return Status();
 }
 
@@ -187,21 +190,17 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
     return Status::not_supported(label + ": encrypted WAL segments are not supported yet");
   }
   std::string record;
-  std::vector<WriteBatch::Entry> entries;
   while (true) {
     uint64_t offset = 0;
     auto more = reader.read_record(&record, &offset);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    SequenceNumber seq = 0;
-    entries.clear();
-    Status s =
-        WriteBatch::decode(record, &seq, [&](const WriteBatch::Entry& e) { entries.push_back(e); });
+    Status s = WriteBatch::check(record);
     if (!s.ok()) {
       return Status::corruption(storage_->location() + "/" + name + ": bad write batch at offset " +
                                 std::to_string(offset) + ": " + s.message());
     }
-    for (const auto& e : entries) mem->add(seq, e.kind, e.key, e.value, e.timestamp);
+    insert_batch(record, mem.get());  // as the commit pipeline applied it
   }
   // A segment that never got a byte (created, then the tree closed or crashed before the first
   // commit) holds no records; only a cut inside real bytes of an older segment is damage.
@@ -273,17 +272,18 @@ Status TreeImpl::check_open() const {
 
 Result<std::unique_ptr<TransactionImpl>> TreeImpl::begin(Mode mode) {
   SKV_RETURN_IF_ERROR(check_open());
-  SequenceNumber snap = snapshots_.acquire(visible_seq_);
+  SequenceNumber snap = snapshots_.acquire(pipeline_->visible());
   return std::make_unique<TransactionImpl>(shared_from_this(), mode, snap,
                                            options_.default_durability);
 }
 
 TreeStats TreeImpl::stats() {
   TreeStats st;
-  st.last_sequence = visible_seq_.load(std::memory_order_acquire);
-  st.commits = commits_.load(std::memory_order_relaxed);
-  st.commit_groups = commit_groups_.load(std::memory_order_relaxed);
-  st.wal_syncs = wal_syncs_.load(std::memory_order_relaxed);
+  st.last_sequence = pipeline_->visible().load(std::memory_order_acquire);
+  const commit::CommitCounters c = pipeline_->counters();
+  st.commits = c.commits;
+  st.commit_groups = c.groups;
+  st.wal_syncs = c.syncs;
   std::lock_guard<std::mutex> lock(mu_);
   if (!versions_) return st;
   st.memtable_bytes = mem_ ? mem_->approximate_memory_usage() : 0;
@@ -305,20 +305,20 @@ TreeStats TreeImpl::stats() {
 Status TreeImpl::close() {
   if (closed_.exchange(true)) return Status();
   if (!storage_) return Status();
-  {
-    // Stop taking commits and wait for the leader to drain the queue. A deferred leader may
-    // still be only scheduled: run it here (it returns at once if it already runs elsewhere).
-    {
-      std::lock_guard<std::mutex> lock(queue_mu_);
-      queue_closed_ = true;
-    }
-    run_leader();
-    std::unique_lock<std::mutex> lock(queue_mu_);
-    queue_cv_.wait(lock, [&] { return !leader_active_ && queue_.empty(); });
-  }
+  // No more commits; everything queued is written (or fails) first.
+  pipeline_->close();
   Status s;
   if (wal_) {
-    s = wal_->sync();
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      failed = wal_failed_;
+      if (failed) s = bg_error_;
+    }
+    // After a failed write or sync the WAL's unsynced bytes are of unknown fate: syncing them now
+    // could make a commit that was reported as failed durable. Close reports the failure
+    // instead: commits acknowledged as Eventual before it may not have reached the disk.
+    if (!failed) s = wal_->sync();
     Status c = wal_->close();
     if (s.ok()) s = c;
   }

@@ -1,13 +1,12 @@
 #include "txn/transaction_impl.h"
 
-#include "tree/tree_impl.h"
 #include "txn/merged_iterator.h"
 #include "util/status_macros.h"
 
 namespace skv {
 
-TransactionImpl::TransactionImpl(std::shared_ptr<TreeImpl> tree, Mode mode, SequenceNumber snapshot,
-                                 Durability durability)
+TransactionImpl::TransactionImpl(std::shared_ptr<TransactionHost> tree, Mode mode,
+                                 SequenceNumber snapshot, Durability durability)
     : tree_(std::move(tree)), mode_(mode), snapshot_(snapshot), durability_(durability) {}
 
 TransactionImpl::~TransactionImpl() { finish(); }
@@ -112,7 +111,8 @@ CommitFuture TransactionImpl::commit() {
     finish();
     return CommitFuture::make_ready(Status());
   }
-  CommitFuture f = tree_->commit(*this);
+  CommitFuture f = tree_->commit(writes_.to_batch(tree_->commit_time()), snapshot_,
+                                 mode_ != Mode::WriteOnly, durability_ == Durability::Immediate);
   finish();
   return f;
 }

@@ -16,16 +16,15 @@
 #include "skv/future.h"
 #include "skv/options.h"
 #include "skv/status.h"
+#include "txn/transaction_host.h"
 #include "txn/write_buffer.h"
 
 namespace skv {
 
-class TreeImpl;
-
 class TransactionImpl {
  public:
   // `snapshot` is already registered with the tree; the transaction releases it when it ends.
-  TransactionImpl(std::shared_ptr<TreeImpl> tree, Mode mode, SequenceNumber snapshot,
+  TransactionImpl(std::shared_ptr<TransactionHost> tree, Mode mode, SequenceNumber snapshot,
                   Durability durability);
   TransactionImpl(const TransactionImpl&) = delete;
   TransactionImpl& operator=(const TransactionImpl&) = delete;
@@ -54,7 +53,7 @@ class TransactionImpl {
   Status check_readable() const;
   void finish();
 
-  std::shared_ptr<TreeImpl> tree_;
+  std::shared_ptr<TransactionHost> tree_;
   const Mode mode_;
   const SequenceNumber snapshot_;
   Durability durability_;

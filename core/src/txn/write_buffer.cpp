@@ -37,6 +37,19 @@ const BufferedWrite* WriteBuffer::find(std::string_view key) const {
   return it == map_->end() ? nullptr : &it->second;
 }
 
+WriteBatch WriteBuffer::to_batch(uint64_t commit_time) const {
+  WriteBatch batch;
+  for (const auto& [key, w] : *map_) {
+    const uint64_t ts = w.timestamp != 0 ? w.timestamp : commit_time;
+    if (w.is_delete) {
+      batch.del(key, ts);
+    } else {
+      batch.put(key, w.value, ts);
+    }
+  }
+  return batch;
+}
+
 void WriteBuffer::set_savepoint() { savepoints_.push_back(undo_.size()); }
 
 bool WriteBuffer::rollback_to_savepoint() {

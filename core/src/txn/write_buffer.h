@@ -21,6 +21,7 @@
 
 #include "iterator/user_iterator.h"
 #include "skv/status.h"
+#include "wal/write_batch.h"
 
 namespace skv {
 
@@ -53,6 +54,10 @@ class WriteBuffer {
   // False if there is no savepoint.
   bool rollback_to_savepoint();
   void clear();
+
+  // The buffered writes as a batch for the commit pipeline, in key order; writes without a
+  // timestamp of their own get `commit_time`.
+  WriteBatch to_batch(uint64_t commit_time) const;
 
   // An immutable view for an iterator over [lower, upper) (empty bounds are open).
   std::unique_ptr<UserIterator> new_iterator(std::string lower, std::string upper) const;

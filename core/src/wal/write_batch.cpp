@@ -82,8 +82,7 @@ const std::string& WriteBatch::encoded() {
   return rep_;
 }
 
-Status WriteBatch::decode(std::string_view record, SequenceNumber* seq,
-                          const std::function<void(const Entry&)>& fn) {
+Status WriteBatch::check(std::string_view record) {
   std::string_view in = record;
   uint64_t sequence = 0;
   uint32_t count = 0;
@@ -94,18 +93,44 @@ Status WriteBatch::decode(std::string_view record, SequenceNumber* seq,
   if (count > in.size() / kMinEntrySize) {
     return bad_batch(record, in, "entry count " + std::to_string(count) + " exceeds the input");
   }
-  // Check everything before delivering anything, so a damaged batch is never half applied.
-  const std::string_view entries = in;
   Entry e{};
   for (uint32_t i = 0; i < count; ++i) SKV_RETURN_IF_ERROR(decode_entry(record, &in, &e));
   if (!in.empty()) return bad_batch(record, in, "trailing bytes");
-  *seq = sequence;
-  in = entries;
-  for (uint32_t i = 0; i < count; ++i) {
-    Status s = decode_entry(record, &in, &e);
-    (void)s;  // already checked above
-    fn(e);
+  return Status();
+}
+
+SequenceNumber WriteBatch::sequence_of(std::string_view record) {
+  return decode_fixed64(record.data());
+}
+
+std::string_view WriteBatch::entries_of(std::string_view record, SequenceNumber* seq,
+                                        uint32_t* count) {
+  *seq = decode_fixed64(record.data());
+  *count = decode_fixed32(record.data() + kCountOffset);
+  return record.substr(kBatchHeaderSize);
+}
+
+void WriteBatch::next_entry(std::string_view* in, Entry* e) {
+  e->kind = static_cast<ValueKind>((*in)[0]);
+  in->remove_prefix(1);
+  uint32_t len = 0;
+  (void)get_varint32(in, &len);
+  e->key = in->substr(0, len);
+  in->remove_prefix(len);
+  (void)get_fixed64(in, &e->timestamp);
+  e->value = {};
+  if (e->kind == ValueKind::Value) {
+    (void)get_varint32(in, &len);
+    e->value = in->substr(0, len);
+    in->remove_prefix(len);
   }
+}
+
+Status WriteBatch::decode(std::string_view record, SequenceNumber* seq,
+                          const std::function<void(const Entry&)>& fn) {
+  // Everything is checked before anything is delivered: a damaged batch is never half applied.
+  SKV_RETURN_IF_ERROR(check(record));
+  *seq = for_each(record, fn);
   return Status();
 }
 

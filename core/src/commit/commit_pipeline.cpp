@@ -1,0 +1,232 @@
+#include "commit/commit_pipeline.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "util/status_macros.h"
+
+namespace skv::commit {
+
+namespace {
+
+// A key as it may appear in a message: printable ASCII kept, the rest escaped, long keys cut.
+std::string printable_key(std::string_view key) {
+  std::string out;
+  for (char c : key.substr(0, 64)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && u != '\\') {
+      out.push_back(c);
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    }
+  }
+  if (key.size() > 64) out += "...";
+  return out;
+}
+
+}  // namespace
+
+struct CommitPipeline::Request {
+  WriteBatch batch;
+  std::string_view record;  // batch.encoded(), once the batch has its sequence number
+  SequenceNumber seq = 0;
+  bool sync = false;
+  std::function<void(const Status&)> barrier;  // set for a barrier, which has no batch
+  Promise<Status> promise;
+
+  // Calls fn(key) for every key the batch writes.
+  template <typename Fn>
+  void for_each_key(Fn&& fn) const {
+    WriteBatch::for_each(record, [&](const WriteBatch::Entry& e) { fn(e.key); });
+  }
+};
+
+CommitPipeline::CommitPipeline(CommitEnv* env, bool deferred) : env_(env), deferred_(deferred) {}
+
+CommitPipeline::~CommitPipeline() = default;
+
+void CommitPipeline::start_after(SequenceNumber last) {
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  last_allocated_ = last;
+  visible_.store(last, std::memory_order_release);
+}
+
+CommitCounters CommitPipeline::counters() const {
+  CommitCounters c;
+  c.commits = commits_.load(std::memory_order_relaxed);
+  c.groups = groups_.load(std::memory_order_relaxed);
+  c.syncs = syncs_.load(std::memory_order_relaxed);
+  return c;
+}
+
+Status CommitPipeline::check_conflicts(const Request& req, SequenceNumber snapshot) {
+  Status s;
+  req.for_each_key([&](std::string_view key) {
+    if (!s.ok()) return;
+    bool newer = inflight_.find(key) != inflight_.end();
+    if (!newer) {
+      Result<SequenceNumber> newest = env_->newest_sequence(key, snapshot);
+      if (!newest.ok()) {
+        s = newest.status();
+        return;
+      }
+      newer = *newest > snapshot;
+    }
+    if (newer) {
+      s = Status::conflict("key '" + printable_key(key) +
+                           "' was written by another transaction that committed first");
+    }
+  });
+  return s;
+}
+
+CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
+                                    bool sync) {
+  auto req = std::make_shared<Request>();
+  req->batch = std::move(batch);
+  req->record = req->batch.encoded();
+  req->sync = sync;
+  bool lead = false;
+  {
+    std::lock_guard<std::mutex> lock(commit_mu_);
+    Status s;
+    {
+      std::lock_guard<std::mutex> q(queue_mu_);
+      if (closed_) s = Status::closed("tree is closed");
+    }
+    if (s.ok()) s = env_->write_error();
+    if (s.ok() && check_conflicts) s = this->check_conflicts(*req, snapshot);
+    if (!s.ok()) return CommitFuture::make_ready(std::move(s));
+    req->seq = ++last_allocated_;
+    req->batch.set_sequence(req->seq);  // in place: `record` stays valid
+    req->for_each_key([&](std::string_view key) { inflight_[std::string(key)] = req->seq; });
+    std::lock_guard<std::mutex> q(queue_mu_);
+    if (closed_) {
+      finish_inflight(*req);  // REQUIRES commit_mu_: held
+      return CommitFuture::make_ready(Status::closed("tree is closed"));
+    }
+    queue_.push_back(req);
+    if (!leader_active_) lead = leader_active_ = true;
+  }
+  CommitFuture f = req->promise.future();
+  if (lead) start_leader();
+  return f;
+}
+
+void CommitPipeline::barrier(std::function<void(const Status&)> fn) {
+  auto req = std::make_shared<Request>();
+  req->barrier = std::move(fn);
+  bool queued = false, lead = false;
+  {
+    std::lock_guard<std::mutex> q(queue_mu_);
+    if (!closed_) {
+      queue_.push_back(req);
+      queued = true;
+      if (!leader_active_) lead = leader_active_ = true;
+    }
+  }
+  if (!queued) {
+    req->barrier(Status::closed("tree is closed"));
+    return;
+  }
+  if (lead) start_leader();
+}
+
+void CommitPipeline::start_leader() {
+  if (!deferred_) {
+    run_leader();
+    return;
+  }
+  // Everything queued until the executor runs this task goes out in one group.
+  env_->schedule([this] { run_leader(); });
+}
+
+void CommitPipeline::run_leader() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    // One leader at a time: a deferred leader task and close() may both get here.
+    if (leader_running_ || !leader_active_) return;
+    leader_running_ = true;
+  }
+  while (true) {
+    Group group;
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      size_t bytes = 0;
+      while (!queue_.empty() && bytes < kMaxGroupBytes) {
+        if (queue_.front()->barrier && !group.empty()) break;  // barriers run alone
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+        if (group.back()->barrier) break;
+        bytes += group.back()->record.size();
+      }
+      if (group.empty()) {
+        leader_active_ = false;
+        leader_running_ = false;
+        queue_cv_.notify_all();
+        return;
+      }
+    }
+    if (group.front()->barrier) {
+      group.front()->barrier(env_->write_error());
+      continue;
+    }
+    Status s = write_group(group);
+    for (auto& req : group) {
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(commit_mu_);
+        finish_inflight(*req);
+      }
+      req->promise.set(s);
+    }
+  }
+}
+
+Status CommitPipeline::write_group(const Group& group) {
+  SKV_RETURN_IF_ERROR(env_->write_error());
+  SKV_RETURN_IF_ERROR(env_->make_room(false));
+  std::vector<std::string_view> records;
+  records.reserve(group.size());
+  bool sync = false;
+  for (const auto& req : group) {
+    records.push_back(req->record);
+    sync = sync || req->sync;
+  }
+  Status s = env_->write_wal(records, sync);
+  if (sync) syncs_.fetch_add(1, std::memory_order_relaxed);
+  if (!s.ok()) {
+    s = s.with_context("write-ahead log");
+    env_->fail(s);
+    return s;
+  }
+  for (const auto& req : group) env_->apply(req->record);
+  visible_.store(group.back()->seq, std::memory_order_release);
+  commits_.fetch_add(group.size(), std::memory_order_relaxed);
+  groups_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  for (const auto& req : group) finish_inflight(*req);
+  return Status();
+}
+
+void CommitPipeline::finish_inflight(const Request& req) {
+  req.for_each_key([&](std::string_view key) {
+    auto it = inflight_.find(key);
+    if (it != inflight_.end() && it->second == req.seq) inflight_.erase(it);
+  });
+}
+
+void CommitPipeline::close() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    closed_ = true;
+  }
+  // A deferred leader may be only scheduled: run it here (it returns at once if it already runs
+  // on another thread), then wait until the queue is drained.
+  run_leader();
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  queue_cv_.wait(lock, [&] { return !leader_active_ && queue_.empty(); });
+}
+
+}  // namespace skv::commit

@@ -1,0 +1,171 @@
+// CommitPipeline: turns transactions' write batches into commits that are durable (when asked),
+// visible in sequence order, and checked for write-write conflicts. It owns sequence numbers, the
+// set of keys in flight, the queue, leader election, group formation, the published visible
+// sequence number and the commit counters; everything else (where versions live, the WAL, the
+// memtable, the sticky error) it reaches through a CommitEnv, which the tree implements and a
+// test can fake.
+//
+// The group cycle (docs/commit.md):
+//   1. commit() runs under the commit lock: it checks the sticky error, checks the batch's keys
+//      (first committer wins: a key in flight, or committed after the transaction's snapshot,
+//      is a conflict), assigns the next sequence number, marks the keys in flight and queues the
+//      request. Queue order is sequence order.
+//   2. A leader (the committing thread that found none running, or an executor task when the
+//      pipeline is deferred) takes the queued requests as a group (up to kMaxGroupBytes), asks
+//      the env to make room, appends the group to the WAL with one write and at most one sync
+//      (if any member asked for it), applies each batch, publishes the group's last sequence
+//      number (a snapshot always sees a prefix of the commit order), takes the keys out of
+//      flight and completes the futures. It repeats until the queue is empty.
+//   3. A barrier (a flush) queues like a commit and runs alone on the leader, between groups.
+//   4. A failed WAL write or sync fails its group and goes to CommitEnv::fail(): the sticky
+//      error fails every later commit. The failed group's outcome is unknown (its bytes may or
+//      may not have reached the disk); it is never retried.
+//
+// Locks: the commit lock (commit_mu_) guards sequence allocation and the in-flight set; the
+// queue lock (queue_mu_) the queue and the leader flags; commit_mu_ may be held when taking
+// queue_mu_, never the reverse. Env calls that do I/O (make_room, write_wal, apply) run on the
+// leader with neither lock held; newest_sequence() and write_error() run under commit_mu_.
+//
+// Thread safety: every public method may be called from many threads at once.
+
+#ifndef SKV_COMMIT_COMMIT_PIPELINE_H_
+#define SKV_COMMIT_COMMIT_PIPELINE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "format/internal_key.h"
+#include "skv/future.h"
+#include "skv/status.h"
+#include "wal/write_batch.h"
+
+namespace skv::commit {
+
+// What the pipeline needs from the tree around it.
+class CommitEnv {
+ public:
+  virtual ~CommitEnv() = default;
+
+  // OK, or the sticky error that stops writes (a failed WAL write, flush or compaction).
+  virtual Status write_error() = 0;
+
+  // The sequence number of the newest committed version of `key` (0 if none), as far as a
+  // transaction that read at `snapshot` needs it: the result is above `snapshot` exactly when a
+  // version newer than the snapshot is committed. Runs under the commit lock; every batch the
+  // pipeline applied is visible to it.
+  virtual Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber snapshot) = 0;
+
+  // Runs on the leader before each group, and for a flush barrier: makes sure the memtable has
+  // room (freezing a full one and starting a new WAL segment; it may wait for background work).
+  // With `force`, freezes a non-empty memtable whatever its size.
+  virtual Status make_room(bool force) = 0;
+
+  // Appends `records` (one encoded WriteBatch per commit) to the WAL with one write, and syncs
+  // it when `sync`.
+  virtual Status write_wal(const std::vector<std::string_view>& records, bool sync) = 0;
+
+  // Inserts one committed batch (an encoded WriteBatch with its sequence number) into the
+  // memtable.
+  virtual void apply(std::string_view record) = 0;
+
+  // The WAL write or sync failed with `s`: make it the sticky error. The WAL's unsynced bytes
+  // are of unknown fate; the env must never sync that WAL again (not even at close).
+  virtual void fail(const Status& s) = 0;
+
+  // Runs `task` later on the platform's executor (deferred pipelines only). The env must not run
+  // it once the pipeline is gone.
+  virtual void schedule(std::function<void()> task) = 0;
+};
+
+struct CommitCounters {
+  uint64_t commits = 0;  // commits written to the WAL
+  uint64_t groups = 0;   // WAL writes that carried them (group commit: groups <= commits)
+  uint64_t syncs = 0;    // WAL syncs issued (for Immediate members)
+};
+
+class CommitPipeline {
+ public:
+  // A group takes queued commits until it holds at least this many bytes.
+  static constexpr size_t kMaxGroupBytes = 8u << 20;
+
+  // `deferred`: the leader always runs as a task given to CommitEnv::schedule(), so a host that
+  // runs its executor once per turn of its event loop writes every commit of that turn at once.
+  // Otherwise the committing thread that finds no leader leads. `env` must outlive the pipeline.
+  CommitPipeline(CommitEnv* env, bool deferred);
+  CommitPipeline(const CommitPipeline&) = delete;
+  CommitPipeline& operator=(const CommitPipeline&) = delete;
+  // REQUIRES: close() returned (or nothing was ever queued).
+  ~CommitPipeline();
+
+  // Continues after `last`, the newest sequence number recovery found: it is visible, and the
+  // next commit gets last + 1. REQUIRES: nothing queued yet.
+  void start_after(SequenceNumber last);
+
+  // Queues `batch` (its sequence number is assigned here). With `check_conflicts`, a key that
+  // another commit wrote after `snapshot`, or that a queued commit writes, fails it with
+  // Conflict. The future completes with OK once the batch is visible (and synced when `sync`),
+  // or with the error that stopped it (Conflict, Closed, the sticky error, ...), in which case
+  // nothing of it was applied. REQUIRES: the batch is not empty.
+  CommitFuture commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts, bool sync);
+
+  // Queues `fn` to run alone on the leader between groups, with OK, or with the sticky error when
+  // writes are stopped. After close() it runs at once on this thread with Closed.
+  void barrier(std::function<void(const Status&)> fn);
+
+  // The sequence number of the newest visible commit. Snapshots read it under their registry's
+  // lock (txn/snapshot_registry.h), hence the reference.
+  const std::atomic<SequenceNumber>& visible() const { return visible_; }
+  CommitCounters counters() const;
+
+  // Refuses later commits and barriers with Closed, runs or waits for the leader until
+  // everything queued is done, and returns. Idempotent.
+  void close();
+
+ private:
+  struct Request;
+  using Group = std::vector<std::shared_ptr<Request>>;
+
+  Status check_conflicts(const Request& req, SequenceNumber snapshot);
+  void start_leader();
+  void run_leader();
+  Status write_group(const Group& group);
+  void finish_inflight(const Request& req);
+
+  CommitEnv* const env_;
+  const bool deferred_;
+
+  // commit_mu_
+  std::mutex commit_mu_;
+  SequenceNumber last_allocated_ = 0;
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+  };
+  // key -> the newest queued commit that writes it (looked up by string_view, no copies)
+  std::unordered_map<std::string, SequenceNumber, KeyHash, std::equal_to<>> inflight_;
+
+  // queue_mu_
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::shared_ptr<Request>> queue_;
+  bool leader_active_ = false;   // a leader runs or is scheduled: committers just queue
+  bool leader_running_ = false;  // run_leader() is draining the queue on some thread
+  bool closed_ = false;
+
+  std::atomic<SequenceNumber> visible_{0};
+  // Written by the leader only.
+  std::atomic<uint64_t> commits_{0}, groups_{0}, syncs_{0};
+};
+
+}  // namespace skv::commit
+
+#endif  // SKV_COMMIT_COMMIT_PIPELINE_H_

@@ -1,0 +1,53 @@
+// TransactionHost: what a transaction needs from the tree it belongs to. The tree implements it;
+// a transaction sees nothing else of the tree, so the two meet at this one narrow interface.
+//
+// Thread safety: every method may be called from many threads at once.
+
+#ifndef SKV_TXN_TRANSACTION_HOST_H_
+#define SKV_TXN_TRANSACTION_HOST_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "format/internal_key.h"
+#include "iterator/user_iterator.h"
+#include "skv/future.h"
+#include "skv/status.h"
+#include "wal/write_batch.h"
+
+namespace skv {
+
+class TransactionHost {
+ public:
+  virtual ~TransactionHost() = default;
+
+  // OK while the tree is open; Closed after close().
+  virtual Status check_open() const = 0;
+
+  // Gives back the snapshot the transaction was begun with (it was registered by the tree).
+  virtual void release_snapshot(SequenceNumber snapshot) = 0;
+
+  // The newest version of `key` at `snapshot`: *found is false if there is none or it is deleted.
+  virtual Status get(std::string_view key, SequenceNumber snapshot, std::string* value,
+                     bool* found) = 0;
+
+  // An iterator over the tree at `snapshot`, user keys in [lower, upper) (empty bounds are
+  // open). Without `fill_cache` the blocks it reads are not added to the block cache.
+  virtual Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot,
+                                                             std::string lower, std::string upper,
+                                                             bool keys_only, bool fill_cache) = 0;
+
+  // The time, in nanoseconds since the epoch, a commit starting now stamps its writes with.
+  virtual uint64_t commit_time() = 0;
+
+  // Commits `batch` (see commit/commit_pipeline.h): conflicts are checked against `snapshot`
+  // when `check_conflicts`; the future completes once it is visible, and synced when `sync`.
+  virtual CommitFuture commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
+                              bool sync) = 0;
+};
+
+}  // namespace skv
+
+#endif  // SKV_TXN_TRANSACTION_HOST_H_
