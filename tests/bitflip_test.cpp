@@ -276,16 +276,17 @@ std::optional<Entries> scan(const Tree& tree, bool forward, Trial* t, const char
     return std::nullopt;
   }
   Entries out;
-  Status s = forward ? it->seek_first() : it->seek_last();
-  while (s.ok() && it->valid()) {
+  Status s;
+  for (forward ? it->seek_first() : it->seek_last(); it->valid();
+       forward ? it->next() : it->prev()) {
     Result<std::string_view> v = it->value();
     if (!v.ok()) {
       s = v.status();
       break;
     }
     out.emplace_back(std::string(it->key()), std::string(*v));
-    s = forward ? it->next() : it->prev();
   }
+  if (s.ok()) s = it->status();
   if (!s.ok()) {
     t->check_error(what, s);
     return std::nullopt;

@@ -303,14 +303,13 @@ Entries scan(const Tree& tree, bool forward) {
   Result<Iterator> it = tx.range("", "");
   REQUIRE(it.ok());
   Entries out;
-  Status s = forward ? it->seek_first() : it->seek_last();
-  while (s.ok() && it->valid()) {
+  for (forward ? it->seek_first() : it->seek_last(); it->valid();
+       forward ? it->next() : it->prev()) {
     Result<std::string_view> v = it->value();
     require_ok(v.status());
     out.emplace_back(std::string(it->key()), std::string(*v));
-    s = forward ? it->next() : it->prev();
   }
-  require_ok(s);
+  require_ok(it->status());
   if (!forward) std::reverse(out.begin(), out.end());
   return out;
 }

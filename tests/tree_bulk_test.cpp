@@ -73,14 +73,14 @@ TEST_CASE("one million keys: write, flush, compact, reopen, verify everything", 
   Result<Iterator> it = r.range("", "");
   REQUIRE(it.ok());
   int i = 0;
-  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next()), ++i) {
+  for (moved(it->seek_first(), *it); it->valid(); moved(it->next(), *it), ++i) {
     if (i >= kKeys || it->key() != key_of(i) || *it->value() != value_of(i)) {
       FAIL("forward scan differs at " << i << ": " << std::string(it->key()));
     }
   }
   CHECK(i == kKeys);
   i = kKeys - 1;
-  for (require_ok(it->seek_last()); it->valid(); require_ok(it->prev()), --i) {
+  for (moved(it->seek_last(), *it); it->valid(); moved(it->prev(), *it), --i) {
     if (i < 0 || it->key() != key_of(i)) FAIL("backward scan differs at " << i);
   }
   CHECK(i == -1);

@@ -43,24 +43,24 @@ void random_walk(Rng& rng, Iterator& it, const Model& model, const std::string& 
   for (int step = 0; step < 200; ++step) {
     const uint64_t op = rng.uniform(10);
     if (op == 0) {
-      require_ok(it.seek_first());
+      moved(it.seek_first(), it);
       pos = n > 0 ? 0 : -1;
     } else if (op == 1) {
-      require_ok(it.seek_last());
+      moved(it.seek_last(), it);
       pos = n - 1;
     } else if (op == 2) {
       const std::string target = random_key(rng);
-      require_ok(it.seek(target));
+      moved(it.seek(target), it);
       auto lb = std::lower_bound(in_range.begin(), in_range.end(), target,
                                  [](const auto& kv, const std::string& t) { return kv.first < t; });
       pos = lb == in_range.end() ? -1 : static_cast<long>(lb - in_range.begin());
     } else if (op < 6) {
       if (!it.valid()) continue;
-      require_ok(it.next());
+      moved(it.next(), it);
       pos = pos + 1 < n ? pos + 1 : -1;
     } else {
       if (!it.valid()) continue;
-      require_ok(it.prev());
+      moved(it.prev(), it);
       pos = pos - 1;
     }
     INFO("step " << step << " op " << op << " lo '" << lo << "' hi '" << hi << "'");

@@ -38,6 +38,35 @@ TEST_CASE("a transaction commits, and a new one reads it", "[tree]") {
   require_ok(tree.close());
 }
 
+TEST_CASE("one-call get, set and del, inline and deferred", "[tree]") {
+  auto p = new_platform();
+  // Deferred: the commit waits in the executor's queue, which only the call itself runs.
+  const CommitPipeline pipeline = GENERATE(CommitPipeline::Inline, CommitPipeline::Deferred);
+  Tree tree = open_or_fail(builder(p).with_commit_pipeline(pipeline));
+  require_ok(tree.set("k", "v1"));
+  CHECK(tree.get("k")->value_or("") == "v1");
+  require_ok(tree.set("k", "v2"));
+  CHECK(tree.get("k")->value_or("") == "v2");
+  require_ok(tree.del("k"));
+  CHECK_FALSE(tree.get("k")->has_value());
+  CHECK_FALSE(tree.get("never")->has_value());
+  require_ok(tree.del("never"));  // deleting a missing key is not an error
+  CHECK(tree.set("", "v").code() == Code::InvalidArgument);
+  CHECK(tree.get("").status().code() == Code::InvalidArgument);
+  CHECK(tree.set(std::string(kMaxKeySize + 1, 'k'), "v").code() == Code::InvalidArgument);
+  // A transaction that wrote the key and commits after a one-call set conflicts.
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("k", "from tx"));
+  require_ok(tree.set("k", "blind"));
+  CommitFuture f = tx.commit();
+  REQUIRE(f.ready());  // refused at once: the conflict is found before anything is queued
+  CHECK(f.wait().code() == Code::Conflict);
+  CHECK(tree.get("k")->value_or("") == "blind");
+  require_ok(tree.close());
+  CHECK(tree.set("k", "late").code() == Code::Closed);
+  CHECK(tree.get("k").status().code() == Code::Closed);
+}
+
 TEST_CASE("a transaction reads its own writes, deletes included", "[tree]") {
   auto p = new_platform();
   Tree tree = open_or_fail(builder(p));
@@ -59,7 +88,7 @@ TEST_CASE("a transaction reads its own writes, deletes included", "[tree]") {
   Result<Iterator> it = tx.range("", "");
   REQUIRE(it.ok());
   std::string seen;
-  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+  for (moved(it->seek_first(), *it); it->valid(); moved(it->next(), *it)) {
     seen += std::string(it->key()) + "=" + std::string(*it->value()) + ";";
   }
   CHECK(seen == "a=1;b=two;d=4;");
@@ -85,14 +114,14 @@ TEST_CASE("ranges are half-open (start included, end excluded) and iterate both 
   Result<Iterator> it = r.range("c", "g");
   REQUIRE(it.ok());
   std::string fwd, back;
-  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) fwd += it->key();
-  for (require_ok(it->seek_last()); it->valid(); require_ok(it->prev())) back += it->key();
+  for (moved(it->seek_first(), *it); it->valid(); moved(it->next(), *it)) fwd += it->key();
+  for (moved(it->seek_last(), *it); it->valid(); moved(it->prev(), *it)) back += it->key();
   CHECK(fwd == "cdef");
   CHECK(back == "fedc");
-  require_ok(it->seek("a"));  // before the range: lands on its first key
+  moved(it->seek("a"), *it);  // before the range: lands on its first key
   REQUIRE(it->valid());
   CHECK(it->key() == "c");
-  require_ok(it->seek("g"));  // the end is excluded
+  moved(it->seek("g"), *it);  // the end is excluded
   CHECK_FALSE(it->valid());
 
   Result<uint64_t> n = r.count("b", "e");
@@ -110,11 +139,11 @@ TEST_CASE("keys-only iteration returns keys and refuses values", "[tree]") {
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
   Result<Iterator> it = r.keys("", "");
   REQUIRE(it.ok());
-  require_ok(it->seek_last());
+  moved(it->seek_last(), *it);
   REQUIRE(it->valid());
   CHECK(it->key() == "k2");
   CHECK(it->value().status().code() == Code::InvalidArgument);
-  require_ok(it->prev());
+  moved(it->prev(), *it);
   REQUIRE(it->valid());
   CHECK(it->key() == "k1");
 }
@@ -351,7 +380,7 @@ TEST_CASE("a count leaves the block cache to point reads and scans", "[tree]") {
   // A scan does fill the cache.
   Result<Iterator> it = tx.range("", "");
   REQUIRE(it.ok());
-  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+  for (moved(it->seek_first(), *it); it->valid(); moved(it->next(), *it)) {
   }
   CHECK(tree.stats().block_cache_usage > before);
 }
@@ -430,7 +459,7 @@ TEST_CASE("a long backward scan visits every key, across overwritten versions", 
   Result<Iterator> it = r.range("", "");
   REQUIRE(it.ok());
   auto m = model.rbegin();
-  for (require_ok(it->seek_last()); it->valid(); require_ok(it->prev()), ++m) {
+  for (moved(it->seek_last(), *it); it->valid(); moved(it->prev(), *it), ++m) {
     REQUIRE(m != model.rend());
     REQUIRE(it->key() == m->first);
     REQUIRE(*it->value() == m->second);

@@ -55,13 +55,19 @@ inline void require_ok(const Status& s) {
   REQUIRE(s.ok());
 }
 
+// Checks an Iterator move: it returned valid(), and no error stopped it.
+inline void moved(bool returned, const Iterator& it) {
+  require_ok(it.status());
+  CHECK(returned == it.valid());
+}
+
 // Every key and value of the tree, read through one read-only transaction.
 inline Model read_all(const Tree& tree) {
   Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
   Result<Iterator> it = tx.range("", "");
   REQUIRE(it.ok());
   Model out;
-  for (require_ok(it->seek_first()); it->valid(); require_ok(it->next())) {
+  for (it->seek_first(); it->valid(); it->next()) {
     Result<std::string_view> v = it->value();
     REQUIRE(v.ok());
     out.emplace(std::string(it->key()), std::string(*v));

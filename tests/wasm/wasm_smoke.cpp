@@ -262,7 +262,9 @@ class Smoke {
     skv::Result<skv::Iterator> iter = tx.range(start, end);
     if (!checker_.check_ok(iter.status(), what + " range()")) return;
     skv::Iterator& it = *iter;
-    checker_.check_ok(forward ? it.seek_first() : it.seek_last(), what + " seek");
+    checker_.check(forward ? it.seek_first() == it.valid() : it.seek_last() == it.valid(),
+                   what + " seek returns valid()");
+    checker_.check_ok(it.status(), what + " seek");
     size_t n = 0;
     bool order_ok = true;
     while (it.valid()) {
@@ -279,8 +281,7 @@ class Smoke {
         break;
       }
       ++n;
-      skv::Status s = forward ? it.next() : it.prev();
-      if (!s.ok()) break;
+      if (!(forward ? it.next() : it.prev())) break;
     }
     checker_.check_ok(it.status(), what + " status");
     checker_.check(order_ok, what + " order");
@@ -326,12 +327,14 @@ class Smoke {
     if (checker_.check_ok(keys.status(), "keys()")) {
       const std::string target = key_of(250) + "!";
       auto expect = model_.lower_bound(target);
-      checker_.check_ok(keys->seek(target), "seek");
+      checker_.check(keys->seek(target) == keys->valid(), "seek returns valid()");
+      checker_.check_ok(keys->status(), "seek");
       checker_.check(keys->valid() && expect != model_.end() && keys->key() == expect->first,
                      "seek lands on lower bound of " + target);
       checker_.check(!keys->value().ok(), "keys-only iterator refuses value()");
       if (keys->valid() && expect != model_.begin()) {
-        checker_.check_ok(keys->prev(), "prev after seek");
+        checker_.check(keys->prev(), "prev after seek");
+        checker_.check_ok(keys->status(), "prev after seek");
         checker_.check(keys->valid() && keys->key() == std::prev(expect)->first,
                        "prev after seek lands on the previous key");
       }

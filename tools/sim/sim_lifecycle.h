@@ -101,18 +101,18 @@ inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
   Result<Iterator> it = tx->range("", "");
   if (!it.ok()) return fail("reading the recovered tree: " + show(it.status()));
   State actual;
-  (void)it->seek_first();  // errors show in status() below
+  it->seek_first();  // errors show in status() below
   while (it->valid()) {
     Result<std::string_view> v = it->value();
     if (!v.ok()) return fail("reading the recovered tree: value(): " + show(v.status()));
     actual.emplace_back(std::string(it->key()), std::string(*v));
-    (void)it->next();
+    it->next();
   }
   if (!it->status().ok()) return fail("reading the recovered tree: " + show(it->status()));
   // The same entries backwards.
   size_t back = actual.size();
-  (void)it->seek_last();
-  for (; it->valid(); (void)it->prev()) {
+  it->seek_last();
+  for (; it->valid(); it->prev()) {
     if (back == 0 || it->key() != actual[back - 1].first) {
       return fail("a backward scan of the recovered tree shows " + printable(it->key()) +
                   " where the forward scan had " +

@@ -87,7 +87,11 @@ int run_scan(const std::string& dir, const ScanOptions& options) {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(Iterator it, options.keys_only ? tx.keys(range->first, range->second)
                                                         : tx.range(range->first, range->second));
-    SKV_RETURN_IF_ERROR(options.reverse ? it.seek_last() : it.seek_first());
+    if (options.reverse) {
+      it.seek_last();
+    } else {
+      it.seek_first();
+    }
     for (uint64_t n = 0; it.valid() && (options.limit == 0 || n < options.limit); ++n) {
       std::string line = escape(it.key());
       if (!options.keys_only) {
@@ -96,7 +100,11 @@ int run_scan(const std::string& dir, const ScanOptions& options) {
         line += escape(value);
       }
       print_line(line);
-      SKV_RETURN_IF_ERROR(options.reverse ? it.prev() : it.next());
+      if (options.reverse) {
+        it.prev();
+      } else {
+        it.next();
+      }
     }
     return it.status();
   });

@@ -41,11 +41,9 @@ Status print_scan(const Transaction& tx, const std::string& start, const std::st
   std::printf("scan [%s, %s) %s:\n", escape(start).c_str(), escape(end).c_str(),
               reverse ? "backward" : "forward");
   SKV_ASSIGN_OR_RETURN(Iterator it, tx.range(start, end));
-  SKV_RETURN_IF_ERROR(reverse ? it.seek_last() : it.seek_first());
-  while (it.valid()) {
+  for (reverse ? it.seek_last() : it.seek_first(); it.valid(); reverse ? it.prev() : it.next()) {
     SKV_ASSIGN_OR_RETURN(std::string_view value, it.value());
     std::printf("  %s = %s\n", escape(it.key()).c_str(), escape(value).c_str());
-    SKV_RETURN_IF_ERROR(reverse ? it.prev() : it.next());
   }
   return it.status();
 }

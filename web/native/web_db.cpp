@@ -280,10 +280,14 @@ int WebDb::iter_open(int id, const std::string& start, const std::string& end, b
 Status WebDb::start(Cursor* c) {
   if (c->started) return Status();
   c->started = true;
-  return c->reverse ? c->it.seek_last() : c->it.seek_first();
+  c->reverse ? c->it.seek_last() : c->it.seek_first();
+  return c->it.status();
 }
 
-Status WebDb::step(Cursor* c) { return c->reverse ? c->it.prev() : c->it.next(); }
+Status WebDb::step(Cursor* c) {
+  c->reverse ? c->it.prev() : c->it.next();
+  return c->it.status();
+}
 
 val WebDb::iter_next(int id, int max_entries, int max_bytes) {
   Cursor* c = cursor(id);

@@ -6,9 +6,14 @@
 // seen by it). Deleted keys are skipped. A new iterator is unpositioned: call seek_first(),
 // seek_last() or seek() before reading.
 //
-// key() and value() views stay valid until the iterator moves or is destroyed. An error (I/O,
-// corruption) makes the iterator invalid; status() then says why. Iterating to the end is not an
-// error: valid() becomes false and status() stays OK.
+// key() and value() views stay valid until the iterator moves or is destroyed. Every move
+// returns valid(): false past either end, and false on an error (I/O, corruption), which
+// status() then names. So check status() once the loop ends:
+//
+//   for (it.seek_first(); it.valid(); it.next()) { use(it.key(), it.value()); }
+//   if (!it.status().ok()) { /* the scan stopped early: it.status() says why */ }
+//
+// Iterating to the end is not an error: valid() becomes false and status() stays OK.
 //
 // Thread safety: one iterator is used by one thread at a time. It keeps the data it reads alive
 // by itself, so it may outlive its transaction and its tree handle (not the process).
@@ -37,16 +42,18 @@ class Iterator {
 
   bool valid() const;
 
-  // Positions at the first key of the range. Returns status().
-  Status seek_first();
-  // Positions at the last key of the range. Returns status().
-  Status seek_last();
-  // Positions at the first key >= `key` inside the range. Returns status().
-  Status seek(std::string_view key);
-  // REQUIRES: valid(). Moves to the next key; invalid past the end. Returns status().
-  Status next();
-  // REQUIRES: valid(). Moves to the previous key; invalid before the start. Returns status().
-  Status prev();
+  // Positions at the first key of the range. Returns valid().
+  bool seek_first();
+  // Positions at the last key of the range. Returns valid().
+  bool seek_last();
+  // Positions at the first key >= `key` inside the range. Returns valid().
+  bool seek(std::string_view key);
+  // Moves to the next key; invalid past the end. Returns valid(). On an invalid iterator it
+  // does nothing and returns false (status() is unchanged).
+  bool next();
+  // Moves to the previous key; invalid before the start. Returns valid(). On an invalid
+  // iterator it does nothing and returns false.
+  bool prev();
 
   // REQUIRES: valid(). The user key.
   std::string_view key() const;

@@ -9,5 +9,6 @@
 #include "skv/status.h"
 #include "skv/transaction.h"
 #include "skv/tree.h"
+#include "skv/version.h"
 
 #endif  // SKV_SKV_H_

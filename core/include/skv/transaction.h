@@ -55,11 +55,13 @@ class Transaction {
   // string is a copy owned by the caller.
   Result<std::optional<std::string>> get(std::string_view key) const;
 
-  // A key-value iterator over [start, end).
+  // A key-value iterator over [start, end). A range whose end sorts before its start (both
+  // given) is refused with InvalidArgument rather than read as empty, since it is almost always
+  // a mistake; start == end is an empty range.
   Result<Iterator> range(std::string_view start, std::string_view end) const;
-  // A keys-only iterator over [start, end): it never reads or copies values.
+  // A keys-only iterator over [start, end): it never reads or copies values. Same range rules.
   Result<Iterator> keys(std::string_view start, std::string_view end) const;
-  // The number of live keys in [start, end) (reads no values).
+  // The number of live keys in [start, end) (reads no values). Same range rules as range().
   Result<uint64_t> count(std::string_view start, std::string_view end) const;
 
   // How commit() waits for the WAL. Defaults to the tree's default durability.

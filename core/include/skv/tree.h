@@ -21,7 +21,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "skv/future.h"
 #include "skv/options.h"
@@ -64,6 +66,16 @@ class Tree {
   Result<Transaction> begin() const;
   // Starts a transaction in the given mode.
   Result<Transaction> begin_with_mode(Mode mode) const;
+
+  // One-call reads and writes, for code that needs no transaction of its own. Each is a
+  // transaction by itself: get() reads the newest committed value (nullopt if the key is absent);
+  // set() and del() are blind writes (Mode::WriteOnly: the last writer wins, they never
+  // conflict) committed with the tree's default durability, and return once the commit is done
+  // with its outcome. A transaction that wrote the same key and commits after them gets
+  // Conflict, as with any other commit. Same key and value limits as Transaction.
+  Result<std::optional<std::string>> get(std::string_view key) const;
+  Status set(std::string_view key, std::string_view value) const;
+  Status del(std::string_view key) const;
 
   // Freezes the active memtable and writes it to an L0 table; the future completes when that
   // table is durable and recorded (OK at once if the memtable is empty).

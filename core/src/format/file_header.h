@@ -27,12 +27,12 @@
 #include <string_view>
 
 #include "skv/status.h"
+#include "skv/version.h"  // kFormatVersion
 
 namespace skv {
 
 constexpr size_t kFileHeaderSize = 64;
 constexpr uint32_t kFileMagic = 0x31564b53;  // "SKV1"
-constexpr uint16_t kFormatVersion = 1;
 
 enum class FileKind : uint8_t {
   Wal = 1,

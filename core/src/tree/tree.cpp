@@ -18,6 +18,23 @@ Result<Transaction> Tree::begin_with_mode(Mode mode) const {
   return Transaction(std::move(t));
 }
 
+Result<std::optional<std::string>> Tree::get(std::string_view key) const {
+  SKV_ASSIGN_OR_RETURN(Transaction tx, begin_with_mode(Mode::ReadOnly));
+  return tx.get(key);
+}
+
+Status Tree::set(std::string_view key, std::string_view value) const {
+  SKV_ASSIGN_OR_RETURN(Transaction tx, begin_with_mode(Mode::WriteOnly));
+  SKV_RETURN_IF_ERROR(tx.set(key, value));
+  return impl_->await(tx.commit());
+}
+
+Status Tree::del(std::string_view key) const {
+  SKV_ASSIGN_OR_RETURN(Transaction tx, begin_with_mode(Mode::WriteOnly));
+  SKV_RETURN_IF_ERROR(tx.del(key));
+  return impl_->await(tx.commit());
+}
+
 Future<Status> Tree::flush() const { return impl_->flush(); }
 Status Tree::compact_all() const { return impl_->compact_all(); }
 TreeStats Tree::stats() const { return impl_->stats(); }

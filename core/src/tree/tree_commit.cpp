@@ -90,6 +90,18 @@ Future<Status> TreeImpl::flush() {
   return f;
 }
 
+Status TreeImpl::await(const Future<Status>& f) {
+  Executor& executor = platform_->executor();
+  if (!executor.concurrent()) {
+    while (!f.ready()) {
+      if (executor.run_pending(64) == 0 && !f.ready()) {
+        return Status::io_error("the operation cannot complete: no background work is left to run");
+      }
+    }
+  }
+  return f.wait();
+}
+
 Status TreeImpl::make_room_for_write(bool force) {
   while (true) {
     if (force ? mem_->empty() : mem_->approximate_memory_usage() < options_.memtable_size) {

@@ -75,6 +75,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
   Future<Status> flush();
   Status compact_all();
+  // Waits for `f`. On an executor that is not concurrent (the browser's, a test's queue) it runs
+  // queued tasks meanwhile, since nothing else would; IO if the queue runs dry first.
+  Status await(const Future<Status>& f);
   TreeStats stats();
   Status close();
 
@@ -148,7 +151,6 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   bool needs_compaction() const;  // REQUIRES: mu_ held
   void wait_for_background(std::unique_lock<std::mutex>& lock);
   void set_background_error(const Status& s);  // REQUIRES: mu_ held
-  void help_background();  // runs queued tasks when the executor is not concurrent
 
   const Options options_;
   std::shared_ptr<Platform> platform_;

@@ -21,27 +21,27 @@ Iterator& Iterator::operator=(Iterator&&) noexcept = default;
 Iterator::~Iterator() = default;
 
 bool Iterator::valid() const { return impl_->it_->valid(); }
-Status Iterator::seek_first() {
+bool Iterator::seek_first() {
   impl_->it_->seek_first();
-  return impl_->it_->status();
+  return impl_->it_->valid();
 }
-Status Iterator::seek_last() {
+bool Iterator::seek_last() {
   impl_->it_->seek_last();
-  return impl_->it_->status();
+  return impl_->it_->valid();
 }
-Status Iterator::seek(std::string_view key) {
+bool Iterator::seek(std::string_view key) {
   impl_->it_->seek(key);
-  return impl_->it_->status();
+  return impl_->it_->valid();
 }
-Status Iterator::next() {
-  if (!impl_->it_->valid()) return Status::invalid_argument("next() on an invalid iterator");
+bool Iterator::next() {
+  if (!impl_->it_->valid()) return false;
   impl_->it_->next();
-  return impl_->it_->status();
+  return impl_->it_->valid();
 }
-Status Iterator::prev() {
-  if (!impl_->it_->valid()) return Status::invalid_argument("prev() on an invalid iterator");
+bool Iterator::prev() {
+  if (!impl_->it_->valid()) return false;
   impl_->it_->prev();
-  return impl_->it_->status();
+  return impl_->it_->valid();
 }
 std::string_view Iterator::key() const { return impl_->it_->key(); }
 Result<std::string_view> Iterator::value() const {
