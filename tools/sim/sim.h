@@ -100,7 +100,7 @@ inline void Simulation::step() {
   const Op* op = kOps;
   while (r >= weight(*op)) r -= weight(*op++);
   (this->*(op->run))();
-  if (failed()) return;
+  if (failed() || !check_no_sync_after_wal_failure("after the step")) return;
   // A write path that failed stays failed (sticky): once the faults are gone, reopen to recover.
   if (write_error_seen_ && !faults_active_) reopen(rng_.one_in(3));
   if (step_ % 64 == 0) {

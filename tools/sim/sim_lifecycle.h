@@ -36,6 +36,7 @@ inline bool Simulation::open_tree() {
   if (faults_active_) stop_faults();  // what the open left must now read back cleanly
   armed_life_ = under_faults;
   write_error_seen_ = false;
+  wal_failed_ = false;
   note("opened (last sequence %llu)",
        static_cast<unsigned long long>(tree_->stats().last_sequence));
   return true;
@@ -44,6 +45,7 @@ inline bool Simulation::open_tree() {
 inline void Simulation::reopen(bool crash) {
   held_.clear();
   bool synced = true;  // what the reopen finds is on stable storage
+  if (!check_no_sync_after_wal_failure("before reopening")) return;
   if (crash) {
     const uint64_t seed = rng_.next();
     const bool tear = rng_.one_in(2);
@@ -60,6 +62,11 @@ inline void Simulation::reopen(bool crash) {
       fail("close: " + show(s));
       return;
     }
+    if (wal_failed_ && s.ok()) {
+      fail("close returned OK after a commit failed in the write-ahead log");
+      return;
+    }
+    if (!check_no_sync_after_wal_failure("close")) return;
     synced = s.ok();
     Status again = tree_->close();
     if (!again.ok()) {

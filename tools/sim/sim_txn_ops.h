@@ -235,6 +235,10 @@ inline void Simulation::op_commit() {
   } else if (write_error_ok(s)) {
     ++stats_.commit_errors;
     if (!conflict && has_writes) model_.add_uncertain(t->writes);
+    if (!wal_failed_ && s.message().find("write-ahead log") != std::string::npos) {
+      wal_failed_ = true;
+      syncs_at_wal_failure_ = platform_->call_count(FaultOp::Sync);
+    }
   } else {
     fail(what + ": " + show(s));
     return;

@@ -155,6 +155,18 @@ class Simulation {
   bool read_faults_ = false;       // ... and it can fail reads
   bool armed_life_ = false;        // faults were armed at some point since this tree opened
   bool write_error_seen_ = false;  // a write-path call failed since this tree opened
+  // A commit failed in the write-ahead log since this tree opened. From then on nothing may sync
+  // (the failed sync is never retried, close does not sync the WAL): the platform's sync count
+  // must stay at what it was, and close must report the failure.
+  bool wal_failed_ = false;
+  uint64_t syncs_at_wal_failure_ = 0;
+  bool check_no_sync_after_wal_failure(const char* when) {
+    if (!wal_failed_) return true;
+    const uint64_t now = platform_->call_count(FaultOp::Sync);
+    if (now == syncs_at_wal_failure_) return true;
+    return fail(std::string(when) + ": " + std::to_string(now - syncs_at_wal_failure_) +
+                " sync(s) ran after a commit failed in the write-ahead log");
+  }
 };
 
 }  // namespace skv::sim
