@@ -22,28 +22,13 @@
 #include "native/thread_pool_executor.h"
 #include "platform/posix/posix_error.h"
 #include "platform/posix/posix_platform.h"
+#include "support/temp_dir.h"
 
 using namespace skv;
+using skv::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end.
-struct TempDir {
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/skv-posix-test-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string sub(const std::string& name) const { return path + "/" + name; }
-  std::string path;
-};
 
 std::shared_ptr<PosixPlatform> make_platform() {
   return std::make_shared<PosixPlatform>(std::make_shared<ThreadPoolExecutor>(1));

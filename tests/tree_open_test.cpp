@@ -14,25 +14,13 @@
 #include <vector>
 
 #include "skv/skv.h"
+#include "support/temp_dir.h"
 
 using namespace skv;
+using skv::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  TempDir() {
-    std::string tmpl = "/tmp/skv-open-test-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string sub(const std::string& name) const { return path + "/" + name; }
-  std::string path;
-};
 
 // Every entry under `dir` with its size and contents, for "nothing changed" checks.
 std::string snapshot(const std::string& dir) {
