@@ -143,14 +143,15 @@ export class Transaction {
   }
 
   /**
+   * @template {import('../types/common.js').ReadOptions} [O={}]
    * @param {import('../types/common.js').Bytes} key
-   * @param {import('../types/common.js').ReadOptions} [options]
-   * @returns {Promise<any>}
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
    */
   async get(key, options) {
     const { as } = checkOptions(options, READ_OPTIONS, 'get');
     const k = toUint8(key, 'key');
-    return decode(await this.#request('get', [k]), as);
+    return /** @type {any} */ (decode(await this.#request('get', [k]), as));
   }
 
   /**

@@ -158,8 +158,10 @@ export class Database {
   // Single-operation shortcuts, each its own transaction.
 
   /**
+   * @template {import('../types/common.js').ReadOptions} [O={}]
    * @param {Bytes} key
-   * @param {import('../types/common.js').ReadOptions} [options]
+   * @param {O} [options]
+   * @returns {import('../types/common.js').Decoded<O> | undefined}
    */
   get(key, options) {
     checkOptions(options, READ_OPTIONS, 'get');
@@ -260,7 +262,7 @@ export class Database {
    * @template T
    * @param {(tx: Transaction) => T | PromiseLike<T>} fn
    * @param {import('../types/common.js').TransactionOptions} [options]
-   * @returns {Promise<T>}
+   * @returns {Promise<Awaited<T>>}
    */
   async transaction(fn, options) {
     return runTransaction(() => this.begin(), fn, options);

@@ -24,6 +24,11 @@ export const ERROR_CODES = Object.freeze([
  */
 
 export class SkvError extends Error {
+  /** @type {'SkvError'} */
+  name = 'SkvError';
+  /** @type {ErrorCode} */
+  code;
+
   /**
    * @param {ErrorCode} code
    * @param {string} message
@@ -31,9 +36,6 @@ export class SkvError extends Error {
    */
   constructor(code, message, options) {
     super(message, options);
-    /** @type {'SkvError'} */
-    this.name = 'SkvError';
-    /** @type {ErrorCode} */
     this.code = code;
   }
 

@@ -138,9 +138,10 @@ export class Database {
   }
 
   /**
+   * @template {import('../types/common.js').ReadOptions} [O={}]
    * @param {Bytes} key
-   * @param {import('../types/common.js').ReadOptions} [options]
-   * @returns {Promise<any>}
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
    */
   async get(key, options) {
     checkOptions(options, READ_OPTIONS, 'get');
@@ -234,7 +235,7 @@ export class Database {
    * @template T
    * @param {(tx: Transaction) => T | PromiseLike<T>} fn
    * @param {import('../types/common.js').TransactionOptions} [options]
-   * @returns {Promise<T>}
+   * @returns {Promise<Awaited<T>>}
    */
   async transaction(fn, options) {
     return runTransaction(() => this.begin(), fn, options);

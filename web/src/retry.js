@@ -21,7 +21,7 @@ export const DEFAULT_RETRIES = 3;
  * @param {() => Tx} begin
  * @param {(tx: Tx) => T | PromiseLike<T>} fn
  * @param {{ retries?: number, durability?: 'immediate' | 'eventual' } | undefined} options
- * @returns {Promise<T>}
+ * @returns {Promise<Awaited<T>>}
  */
 export async function runTransaction(begin, fn, options) {
   const { retries = DEFAULT_RETRIES, durability } =

@@ -39,6 +39,7 @@ export function checkOpfs() {
   }
 }
 
+/** @param {number} index */
 function slotFileName(index) {
   return SLOT_PREFIX + String(index).padStart(6, '0');
 }

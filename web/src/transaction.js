@@ -71,15 +71,17 @@ export class Transaction {
 
   /**
    * The value of `key`, or undefined. { as: 'string' } decodes it as UTF-8.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
    * @param {import('../types/common.js').Bytes} key
-   * @param {import('../types/common.js').ReadOptions} [options]
+   * @param {O} [options]
+   * @returns {import('../types/common.js').Decoded<O> | undefined}
    */
   get(key, options) {
     const { as } = checkOptions(options, READ_OPTIONS, 'get');
     const k = toBytes(key, 'key');
     const v = this.#native().get(this.#id, k);
     if (v === null) throw this.#engine.error();
-    return decode(v, as);
+    return /** @type {any} */ (decode(v, as));
   }
 
   /**
