@@ -79,6 +79,15 @@ serve(async ({ name }) => {
     'begin mode': thrown(() => db.begin('rw')),
   };
 
+  // The engine's limits (core/include/skv/options.h): keys up to 64 KiB - 1, values up to 64 MiB.
+  const limits = {
+    'key of 65535 bytes': thrown(inTx(db, 'readwrite', (tx) => tx.set(new Uint8Array(65535), 'v'))),
+    'key of 65536 bytes': thrown(inTx(db, 'readwrite', (tx) => tx.set(new Uint8Array(65536), 'v'))),
+    'empty key': thrown(inTx(db, 'readwrite', (tx) => tx.set('', 'v'))),
+    'value of 64 MiB + 1': thrown(inTx(db, 'readwrite',
+      (tx) => tx.set('big', new Uint8Array((64 << 20) + 1)))),
+  };
+
   const numbers = {
     'scan limit 1.5': thrown(() => db.scan(undefined, undefined, { limit: 1.5 })),
     'scan offset -1': thrown(() => db.scan(undefined, undefined, { offset: -1 })),
@@ -135,5 +144,5 @@ serve(async ({ name }) => {
   };
   tx.rollback();
   await db.close();
-  return { promiseTyped, sync, numbers, glue: await glueChecks(), retried, ranges, own };
+  return { promiseTyped, sync, limits, numbers, glue: await glueChecks(), retried, ranges, own };
 });

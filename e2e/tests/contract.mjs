@@ -80,6 +80,7 @@ test('client: a refused write fails the commit, writes nothing, and is no unhand
       b.set('', 'empty key');
       b.set('b3', 'three');
       const engineError = await outcome(() => b.commit());
+      const longKey = await outcome(() => db.set('x'.repeat(65536), 'too long'));
       // Refused because the transaction is read-only.
       const c = db.begin('readonly');
       c.set('c1', 'one');
@@ -91,13 +92,15 @@ test('client: a refused write fails the commit, writes nothing, and is no unhand
       d.rollback();
       const unhandled = await settle();
       const result = {
-        typeError, engineError, readOnly, awaited, later, unhandled, count: await db.count(),
+        typeError, engineError, longKey, readOnly, awaited, later, unhandled,
+        count: await db.count(),
       };
       await db.close();
       return result;
     });
     assert.equal(r.typeError, 'invalid_argument');
     assert.equal(r.engineError, 'invalid_argument');
+    assert.equal(r.longKey, 'invalid_argument');
     assert.equal(r.readOnly, 'read_only');
     assert.equal(r.awaited, 'invalid_argument');
     assert.equal(r.later, 'invalid_argument', 'the failed transaction keeps failing');
@@ -345,7 +348,11 @@ test('client: SkvError keeps its cause; the classes show only their API', async 
 test('worker API: the same contract', async () => {
   const r = await evaluate(() => window.runWorker('contract-worker.js', { name: 'contract-worker' }));
   assert.equal(r.error, undefined, JSON.stringify(r.error));
-  const { promiseTyped, sync, numbers, glue, retried, ranges, own } = r.result;
+  const { promiseTyped, sync, limits, numbers, glue, retried, ranges, own } = r.result;
+  assert.deepEqual(limits, {
+    'key of 65535 bytes': 'returned', 'key of 65536 bytes': 'invalid_argument',
+    'empty key': 'invalid_argument', 'value of 64 MiB + 1': 'invalid_argument',
+  });
   for (const [what, got] of Object.entries(promiseTyped)) assert.equal(got, 'invalid_argument', what);
   for (const [what, got] of Object.entries(sync)) assert.equal(got, 'invalid_argument', what);
   for (const [what, got] of Object.entries(numbers)) assert.equal(got, 'invalid_argument', what);
