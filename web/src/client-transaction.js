@@ -108,10 +108,12 @@ export class Transaction {
       () => waiters.forEach((w) => w.resolve()),
       (e) => {
         waiters.forEach((w) => w.reject(e));
-        // The worker has rolled the transaction back already.
+        // The worker has rolled the transaction back already; the rollback request only lets it
+        // forget the transaction's id.
         if (!this.#failed && !this.#finished) {
           this.#failed = e;
           dropped.unregister(this);
+          this.#rpc.post('rollback', [this.#id]);
         }
       });
   }

@@ -234,9 +234,11 @@ const ops = {
    * @param {import('../types/common.js').CommitOptions} options
    */
   commit(tx, options) {
-    const t = transaction(tx);
+    const entry = txs.get(tx);
     forget(tx);
-    return t.commit(options);
+    if (!entry) throw new SkvError('closed', 'the transaction is finished');
+    if (entry.error) throw entry.error;
+    return /** @type {Transaction} */ (entry.tx).commit(options);
   },
   /** @param {number} db */
   flush(db) {
