@@ -9,8 +9,10 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.SKV_CHROMIUM || '/usr/bin/chromium';
 
+// --expose-gc gives pages and workers gc(), which the tests of dropped transactions call.
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--js-flags=--expose-gc'];
 
 export function newProfile() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'skv-e2e-profile-'));

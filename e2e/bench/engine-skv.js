@@ -63,11 +63,10 @@ export async function openEngine(config) {
     countAll: () => readonly((tx) => tx.count()),
     scan: (skip, limit, withValues) => readonly((tx) =>
       tx.scan(undefined, undefined, { offset: skip, limit, keysOnly: !withValues }).length),
-    // The bytes of the database's slot files. The slot table is not public API; the benchmark
-    // reads it because navigator.storage.estimate() overstates OPFS files written through sync
-    // access handles by a factor of 2-3 here (it does not see truncations promptly).
-    bytes: () => (db.table && db.table.handles
-      ? db.table.handles.reduce((t, h) => t + h.getSize(), 0) : null),
+    // The bytes of the database's slot files (stats().pool.fileBytes): the benchmark uses it
+    // because navigator.storage.estimate() overstates OPFS files written through sync access
+    // handles by a factor of 2-3 here (it does not see truncations promptly).
+    bytes: () => db.stats().pool.fileBytes,
     stats: () => {
       const s = db.stats();
       return {

@@ -1,19 +1,40 @@
 // Compiled with tsc --noEmit --strict against the unpacked tarball: the package's declarations
-// must describe both entry points well enough for strict TypeScript code.
-import { open, SkvError, type Stats } from 'skv';
+// must describe both entry points well enough for strict TypeScript code, and range() and scan()
+// must be typed by their options (a wrong expectation below fails the compile).
+import { open, SkvError, type Entry, type Stats } from 'skv';
 import * as worker from 'skv/worker';
+
+// True only when A and B are the same type.
+type Equals<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+function expectType<T extends true>(): void {}
 
 export async function client(): Promise<string | undefined> {
   const db = await open('typed', { durability: 'immediate', maxSlots: 64 });
   const tx = db.begin();
-  await tx.set('k', new Uint8Array([1, 2, 3]));
+  void tx.set('k', new Uint8Array([1, 2, 3]));
   await tx.commit({ durability: 'eventual' });
-  for await (const [k, v] of db.begin('readonly').range('a', 'z', { reverse: true })) {
-    void k;
-    void v;
+  for await (const [k, v] of db.range('a', 'z', { reverse: true })) {
+    expectType<Equals<typeof k, Uint8Array>>();
+    expectType<Equals<typeof v, Uint8Array>>();
   }
+  for await (const key of db.range('a', 'z', { keysOnly: true, as: 'string' })) {
+    expectType<Equals<typeof key, string>>();
+  }
+  const pairs = await db.scan(undefined, undefined, { as: 'string', limit: 10 });
+  expectType<Equals<typeof pairs, Array<Entry<string>>>>();
+  const keys = await db.begin('readonly').scan('a', 'b', { keysOnly: true });
+  expectType<Equals<typeof keys, Uint8Array[]>>();
+  const text = await db.get('k', { as: 'string' });
+  expectType<Equals<typeof text, string | undefined>>();
+  const total: number = await db.transaction(async (t) => {
+    t.set('n', '1');
+    return 1;
+  }, { retries: 2 });
+  void total;
   const stats: Stats = await db.stats();
-  void stats.pool.free;
+  void stats.pool.fileBytes;
+  void stats.openTransactions;
   try {
     await db.set('', 'x');
   } catch (e) {
@@ -32,10 +53,17 @@ export async function inWorker(): Promise<number> {
   const bytes: Uint8Array | undefined = db.get('k');
   void bytes;
   let n = 0;
-  for (const entry of db.begin('readonly').range()) {
-    void entry;
+  for (const entry of db.range()) {
+    expectType<Equals<typeof entry, Entry<Uint8Array>>>();
     n++;
   }
+  for (const key of db.begin('readonly').range(undefined, undefined, { keysOnly: true })) {
+    expectType<Equals<typeof key, Uint8Array>>();
+  }
+  const some = db.scan('a', 'z', { as: 'string' });
+  expectType<Equals<typeof some, Array<Entry<string>>>>();
+  const r = await db.transaction((t) => t.get('k', { as: 'string' }));
+  expectType<Equals<typeof r, string | undefined>>();
   const files: worker.ExportedFile[] = db.exportFiles();
   void files;
   await db.close();

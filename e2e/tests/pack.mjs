@@ -1,5 +1,6 @@
 // The npm package as users get it: `npm pack` makes a tarball; unpacked as node_modules/skv of a
 // site, a page uses it from the main thread, and strict TypeScript compiles against its types.
+// Before that, tsc checks the package's own JavaScript against those types (npm run typecheck).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,18 +10,33 @@ import path from 'node:path';
 import { ROOT, startServer } from '../server.mjs';
 import { launch, newProfile, removeProfile } from '../browser.mjs';
 
+test('the JavaScript sources type-check against the declarations', () => {
+  execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'web/tsconfig.json'],
+    { cwd: ROOT, stdio: 'inherit' });
+});
+
 test('npm pack tarball works in a page and type-checks', async () => {
   const site = fs.mkdtempSync(path.join(os.tmpdir(), 'skv-pack-'));
   try {
     const out = execFileSync('npm', ['pack', '--json', '--pack-destination', site], { cwd: ROOT });
     const [info] = JSON.parse(out.toString());
     const files = info.files.map((f) => f.path);
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.equal(manifest.exports['./server'].default, './web/src/server.js',
+      "package.json exports the worker script as 'skv/server'");
     for (const f of ['package.json', 'web/src/index.js', 'web/src/worker.js', 'web/src/server.js',
       'web/dist/skv-core.mjs', 'web/dist/skv-core.wasm', 'web/types/index.d.ts',
       'web/types/worker.d.ts']) {
       assert.ok(files.includes(f), `tarball lacks ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('core/') || f.startsWith('e2e/')), 'sources leaked');
+    for (const f of files.filter((name) => name.startsWith('web/src/'))) {
+      const imports = fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/from '(\.[^']+)'/g);
+      for (const [, spec] of imports) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), spec));
+        assert.ok(files.includes(target), `${f} imports ${spec}, which the tarball lacks`);
+      }
+    }
     const pkgDir = path.join(site, 'node_modules', 'skv');
     fs.mkdirSync(pkgDir, { recursive: true });
     execFileSync('tar', ['-xzf', path.join(site, info.filename), '-C', pkgDir,

@@ -2,8 +2,10 @@
 
 #include <emscripten/bind.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "platform/opfs/slot_pool.h"
@@ -34,46 +36,89 @@ bool has(const val& obj, const char* field) {
   return !obj.isUndefined() && !obj.isNull() && !obj[field].isUndefined() && !obj[field].isNull();
 }
 
+std::string type_of(const val& v) { return v.typeOf().as<std::string>(); }
+
+// Reads an integer option into `out`. The wrapper has checked it already; this is the check at
+// the wasm boundary, so that a fraction, NaN or a number the field cannot hold is refused
+// instead of being truncated or wrapped.
 template <typename T>
-void read_number(const val& obj, const char* field, T* out) {
-  if (has(obj, field)) *out = static_cast<T>(obj[field].as<double>());
+Status read_integer(const val& obj, const char* field, T* out) {
+  if (!has(obj, field)) return Status();
+  const val v = obj[field];
+  if (type_of(v) != "number") {
+    return Status::invalid_argument(std::string("option ") + field + " must be a number");
+  }
+  const double d = v.as<double>();
+  constexpr double kMax = static_cast<double>(std::numeric_limits<T>::max());
+  constexpr double kMin = static_cast<double>(std::numeric_limits<T>::min());
+  // 2^53: the largest range in which every double is an integer the field can hold exactly.
+  if (!std::isfinite(d) || std::trunc(d) != d || d < kMin || d > kMax || d > 9007199254740991.0) {
+    return Status::invalid_argument(std::string("option ") + field +
+                                    " must be an integer in range, not " + std::to_string(d));
+  }
+  *out = static_cast<T>(d);
+  return Status();
+}
+
+Status read_bool(const val& obj, const char* field, bool* out) {
+  if (!has(obj, field)) return Status();
+  const val v = obj[field];
+  if (type_of(v) != "boolean") {
+    return Status::invalid_argument(std::string("option ") + field + " must be a boolean");
+  }
+  *out = v.as<bool>();
+  return Status();
+}
+
+Status read_string(const val& obj, const char* field, std::optional<std::string>* out) {
+  if (!has(obj, field)) return Status();
+  const val v = obj[field];
+  if (type_of(v) != "string") {
+    return Status::invalid_argument(std::string("option ") + field + " must be a string");
+  }
+  *out = v.as<std::string>();
+  return Status();
 }
 
 Status read_options(const val& js, Options* o, OpfsOptions* pool) {
-  read_number(js, "memtableSize", &o->memtable_size);
-  read_number(js, "maxImmutableMemtables", &o->max_immutable_memtables);
-  read_number(js, "blockSize", &o->block_size);
-  read_number(js, "blockCacheSize", &o->block_cache_capacity);
-  read_number(js, "bloomBitsPerKey", &o->bloom_bits_per_key);
-  read_number(js, "levelBaseBytes", &o->level_base_bytes);
-  read_number(js, "targetFileSize", &o->target_file_size);
-  read_number(js, "compactionStepBytes", &o->compaction_step_bytes);
-  read_number(js, "l0CompactionTrigger", &o->l0_compaction_trigger);
-  read_number(js, "reserveSlots", &pool->reserve_slots);
-  read_number(js, "writeBufferBytes", &pool->write_buffer_bytes);
-  if (has(js, "createIfMissing")) o->create_if_missing = js["createIfMissing"].as<bool>();
-  if (has(js, "openWithDamagedSlots")) {
-    pool->open_with_damaged_slots = js["openWithDamagedSlots"].as<bool>();
+  std::optional<std::string> durability, compression;
+  for (const Status& s : {
+           read_integer(js, "memtableSize", &o->memtable_size),
+           read_integer(js, "maxImmutableMemtables", &o->max_immutable_memtables),
+           read_integer(js, "blockSize", &o->block_size),
+           read_integer(js, "blockCacheSize", &o->block_cache_capacity),
+           read_integer(js, "bloomBitsPerKey", &o->bloom_bits_per_key),
+           read_integer(js, "levelBaseBytes", &o->level_base_bytes),
+           read_integer(js, "targetFileSize", &o->target_file_size),
+           read_integer(js, "compactionStepBytes", &o->compaction_step_bytes),
+           read_integer(js, "l0CompactionTrigger", &o->l0_compaction_trigger),
+           read_integer(js, "reserveSlots", &pool->reserve_slots),
+           read_integer(js, "writeBufferBytes", &pool->write_buffer_bytes),
+           read_bool(js, "createIfMissing", &o->create_if_missing),
+           read_bool(js, "openWithDamagedSlots", &pool->open_with_damaged_slots),
+           read_string(js, "durability", &durability),
+           read_string(js, "compression", &compression),
+       }) {
+    if (!s.ok()) return s;
   }
-  if (has(js, "durability")) {
-    const std::string d = js["durability"].as<std::string>();
-    if (d == "immediate") {
+  if (durability) {
+    if (*durability == "immediate") {
       o->default_durability = Durability::Immediate;
-    } else if (d == "eventual") {
+    } else if (*durability == "eventual") {
       o->default_durability = Durability::Eventual;
     } else {
-      return Status::invalid_argument("durability must be 'immediate' or 'eventual', not '" + d +
-                                      "'");
+      return Status::invalid_argument("durability must be 'immediate' or 'eventual', not '" +
+                                      *durability + "'");
     }
   }
-  if (has(js, "compression")) {
-    const std::string c = js["compression"].as<std::string>();
-    if (c == "zstd") {
+  if (compression) {
+    if (*compression == "zstd") {
       o->compression = Compression::Zstd;
-    } else if (c == "none") {
+    } else if (*compression == "none") {
       o->compression = Compression::None;
     } else {
-      return Status::invalid_argument("compression must be 'zstd' or 'none', not '" + c + "'");
+      return Status::invalid_argument("compression must be 'zstd' or 'none', not '" + *compression +
+                                      "'");
     }
   }
   return Status();
@@ -292,6 +337,11 @@ Status WebDb::step(Cursor* c) {
 val WebDb::iter_next(int id, int max_entries, int max_bytes) {
   Cursor* c = cursor(id);
   if (c == nullptr) return val::null();
+  if (max_entries < 1 || max_bytes < 1) {
+    return fail(Status::invalid_argument("iterator batch: max_entries and max_bytes must be at "
+                                         "least 1")),
+           val::null();
+  }
   if (Status s = start(c); !s.ok()) return fail(s), val::null();
   std::string out;
   put_u32(&out, 0);
@@ -323,6 +373,11 @@ val WebDb::iter_next(int id, int max_entries, int max_bytes) {
 double WebDb::iter_skip(int id, double n) {
   Cursor* c = cursor(id);
   if (c == nullptr) return -1;
+  if (!std::isfinite(n) || std::trunc(n) != n || n < 0) {
+    return fail(Status::invalid_argument("iterator skip: the count must be a non-negative "
+                                         "integer")),
+           -1;
+  }
   if (Status s = start(c); !s.ok()) return fail(s), -1;
   double skipped = 0;
   while (skipped < n && c->it.valid()) {
@@ -391,6 +446,9 @@ val WebDb::stats() {
     out.set("commitGroups", static_cast<double>(t.commit_groups));
     out.set("walSyncs", static_cast<double>(t.wal_syncs));
   }
+  // Each open transaction and iterator holds a snapshot, which keeps the versions it sees.
+  out.set("openTransactions", static_cast<double>(txns_.size()));
+  out.set("openIterators", static_cast<double>(cursors_.size()));
   OpfsStorage* s = platform_ ? platform_->storage(name_) : nullptr;
   if (s != nullptr) {
     const SlotPoolStats p = s->stats();

@@ -42,7 +42,9 @@ class WebDb {
   ~WebDb();
 
   // Opens database `name` over the handle table the wrapper registered as `table`. `options` is
-  // the wrapper's plain object (see web/types/index.d.ts, OpenOptions). Returns 0 or an error.
+  // the wrapper's plain object (see web/types/common.d.ts, OpenOptions). A number that is not an
+  // integer the field can hold, or a value of the wrong type, is InvalidArgument. Returns 0 or an
+  // error.
   int open(const std::string& name, int table, emscripten::val options);
   // Closes the tree (commits still queued are written first). Returns 0 or an error.
   int close();
@@ -67,9 +69,11 @@ class WebDb {
                 bool keys_only);
   // The next entries, packed (little-endian): u32 count, u32 done (1 when the range is
   // exhausted), then per entry u32 key length, u32 value length (0xFFFFFFFF for keys only), the
-  // key, the value. At most `max_entries` entries and about `max_bytes` bytes. Null on error.
+  // key, the value. At most `max_entries` entries and about `max_bytes` bytes; both must be at
+  // least 1 (InvalidArgument otherwise, so a caller cannot loop on empty batches). Null on error.
   emscripten::val iter_next(int it, int max_entries, int max_bytes);
-  // Skips up to `n` entries; returns how many were skipped, or -1 on error.
+  // Skips up to `n` entries (a non-negative integer); returns how many were skipped, or -1 on
+  // error.
   double iter_skip(int it, double n);
   void iter_close(int it);
 
@@ -92,7 +96,8 @@ class WebDb {
   int slots_wanted();
   int add_slots(int n);
 
-  // Tree and pool counters as a plain object.
+  // Tree and pool counters as a plain object, with the transactions and iterators open now
+  // (openTransactions, openIterators): each holds a snapshot.
   emscripten::val stats();
   // Every logical file of the database as [name, Uint8Array] pairs: the files the native build
   // keeps in its directory (CURRENT included), byte for byte. Null on error.

@@ -1,3 +1,4 @@
+// @ts-check
 // Keys and values cross the API as Uint8Array (or any ArrayBuffer view, or an ArrayBuffer) or
 // string; strings are stored as their UTF-8 bytes. Results are Uint8Array unless a call asks for
 // strings with { as: 'string' }.
@@ -6,33 +7,67 @@
 // entry u32 key length, u32 value length (0xFFFFFFFF: no value), the key, the value. The worker
 // builds it in wasm and the client receives it by transfer; entries are views into it.
 
-import { SkvError } from './errors.js';
+import { invalid } from './errors.js';
+import { describe } from './options.js';
+
+/** @typedef {import('../types/common.js').Bytes} Bytes */
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 export const NO_VALUE = 0xffffffff;
 
-// Returns what the core accepts: a string (encoded by the glue as UTF-8) or a Uint8Array.
+/**
+ * Returns what the core accepts: a string (encoded by the glue as UTF-8) or a Uint8Array.
+ * Anything else (numbers, objects, null, undefined, ...) is invalid_argument: nothing is ever
+ * converted with String().
+ * @param {unknown} x
+ * @param {string} what  'key', 'value', 'start', ...
+ * @returns {string | Uint8Array}
+ */
 export function toBytes(x, what) {
   if (typeof x === 'string' || x instanceof Uint8Array) return x;
   if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
   if (x instanceof ArrayBuffer) return new Uint8Array(x);
-  throw new SkvError('invalid_argument',
-    `${what} must be a string, a Uint8Array or an ArrayBuffer, not ${x === null ? 'null' : typeof x}`);
+  throw invalid(`${what} must be a string, a Uint8Array, an ArrayBuffer view or an ArrayBuffer, ` +
+    `not ${describe(x)}`);
 }
 
-// Always a Uint8Array (for packing on the main thread).
+/**
+ * Always a Uint8Array (for packing on the main thread).
+ * @param {unknown} x
+ * @param {string} what
+ * @returns {Uint8Array}
+ */
 export function toUint8(x, what) {
   const b = toBytes(x, what);
   return typeof b === 'string' ? encoder.encode(b) : b;
 }
 
+/**
+ * A range bound: undefined or null is the open end (''), anything else as toBytes.
+ * @param {unknown} x
+ * @param {string} what
+ */
+export function toBound(x, what) {
+  return x === undefined || x === null ? '' : toBytes(x, what);
+}
+
+/**
+ * @param {Uint8Array | undefined} bytes
+ * @param {'bytes' | 'string' | undefined} as  checked by the caller (options.js)
+ * @returns {Uint8Array | string | undefined}
+ */
 export function decode(bytes, as) {
   if (bytes === undefined || as !== 'string') return bytes;
   return decoder.decode(bytes);
 }
 
-// Unpacks a batch into { entries: [[key, value]] (or [key] for keys only), done }.
+/**
+ * Unpacks a batch into { entries: [[key, value]] (or keys, for keys only), done }.
+ * @param {Uint8Array | ArrayBuffer} buf
+ * @param {'bytes' | 'string' | undefined} as
+ * @returns {{ entries: any[], done: boolean }}
+ */
 export function unpackBatch(buf, as) {
   const bytes = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -56,13 +91,17 @@ export function unpackBatch(buf, as) {
   return { entries, done };
 }
 
-// Packs write operations for one transfer: per op u8 kind (1 set, 2 delete), u32 key length,
-// u32 value length, key, value.
+/**
+ * Packs write operations for one transfer: per op u8 kind (1 set, 2 delete), u32 key length,
+ * u32 value length, key, value.
+ * @param {Array<[number, Uint8Array, Uint8Array | undefined]>} ops
+ * @returns {ArrayBuffer}
+ */
 export function packWrites(ops) {
   let size = 0;
-  const parts = ops.map(([kind, key, value]) => {
-    const k = toUint8(key, 'key');
-    const v = kind === 1 ? toUint8(value, 'value') : new Uint8Array(0);
+  /** @type {Array<[number, Uint8Array, Uint8Array]>} */
+  const parts = ops.map(([kind, k, value]) => {
+    const v = value || new Uint8Array(0);
     size += 9 + k.length + v.length;
     return [kind, k, v];
   });
@@ -82,6 +121,10 @@ export function packWrites(ops) {
   return out.buffer;
 }
 
+/**
+ * @param {ArrayBuffer} buf
+ * @returns {Generator<[number, Uint8Array, Uint8Array]>}
+ */
 export function* unpackWrites(buf) {
   const bytes = new Uint8Array(buf);
   const view = new DataView(buf);

@@ -1,3 +1,4 @@
+// @ts-check
 // skv on the main thread: the client. OPFS sync access handles exist only in dedicated workers,
 // so open() starts a module worker running server.js and every call becomes a request to it.
 // The API mirrors the worker API (worker.js) with promises:
@@ -8,118 +9,97 @@
 //   tx.set('note:1', 'hello');
 //   await tx.commit();
 //   await db.get('note:1', { as: 'string' });   // 'hello'
-//   for await (const [key, value] of db.begin('readonly').range('note:', 'note;')) { ... }
+//   for await (const [key, value] of db.range('note:', 'note;')) { ... }
 //
 // Requests made in one turn of the event loop travel in one message (so commits issued together
 // share one WAL write in the worker). Writes are packed into one buffer per message and
-// transferred; results come back by transfer too.
+// transferred; results come back by transfer too. Every call that returns a promise reports
+// every failure, bad arguments included, by rejecting with an SkvError; none throws.
 
 import { SkvError } from './errors.js';
-import { decode, packWrites, toUint8, unpackBatch } from './codec.js';
+import { toUint8 } from './codec.js';
+import { checkOptions, COMMIT_OPTIONS, OPEN_OPTIONS, READ_OPTIONS } from './options.js';
+import { runTransaction } from './retry.js';
+import { checkName } from './slots.js';
+import { Rpc } from './rpc.js';
+import { Transaction, checkMode, ownedRange } from './client-transaction.js';
 
 export { SkvError, ERROR_CODES } from './errors.js';
+export { Transaction } from './client-transaction.js';
+export { RangeIterator } from './client-range.js';
 
-class Rpc {
-  constructor(worker) {
-    this.worker = worker;
-    this.nextId = 1;
-    this.calls = new Map();
-    this.outbox = [];
-    this.transfer = [];
-    this.scheduled = false;
-    this.dead = null;
-    worker.onmessage = (event) => {
-      for (const { id, ok, result, error } of event.data.batch) {
-        const call = this.calls.get(id);
-        if (!call) continue;
-        this.calls.delete(id);
-        if (ok) call.resolve(result);
-        else call.reject(SkvError.from(error));
-      }
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.fail(new SkvError('io', `the skv worker failed: ${event.message || 'unknown error'}`));
-    };
-  }
+/** @typedef {import('../types/common.js').Bytes} Bytes */
 
-  newId() {
-    return this.nextId++;
-  }
+const CLIENT_OPEN_OPTIONS = Object.freeze({
+  ...OPEN_OPTIONS,
+  worker: /** @type {import('./options.js').Rule} */ ({
+    kind: 'custom',
+    check: (w) => (typeof Worker !== 'undefined' && w instanceof Worker ? null : 'a Worker'),
+  }),
+});
 
-  call(op, args, transfer = []) {
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.newId();
-    const p = new Promise((resolve, reject) => this.calls.set(id, { resolve, reject }));
-    this.outbox.push({ id, op, args });
-    this.transfer.push(...transfer);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      queueMicrotask(() => this.send());
-    }
-    return p;
+/** @returns {Worker} */
+function startWorker() {
+  if (typeof Worker === 'undefined') {
+    throw new SkvError('not_supported', 'this context has no Web Workers (skv runs in a browser)');
   }
-
-  // Sends without waiting for the outcome (errors surface on the next call that depends on it).
-  post(op, args) {
-    this.call(op, args).catch(() => {});
-  }
-
-  send() {
-    this.scheduled = false;
-    const batch = this.outbox.splice(0);
-    const transfer = this.transfer.splice(0);
-    if (batch.length) this.worker.postMessage({ batch }, transfer);
-  }
-
-  fail(error) {
-    this.dead = error;
-    for (const { reject } of this.calls.values()) reject(error);
-    this.calls.clear();
-  }
-
-  terminate() {
-    this.worker.terminate();
-    this.fail(new SkvError('closed', 'the database is closed'));
-  }
+  return new Worker(new URL('./server.js', import.meta.url), { type: 'module' });
 }
 
-function bound(x) {
-  return x === undefined || x === null ? '' : toUint8(x, 'range bound');
-}
+// One channel per worker the application gives, so databases opened on it share the ids.
+/** @type {WeakMap<Worker, Rpc>} */
+const given = new WeakMap();
 
-function unpackAll(batches, as) {
-  const out = [];
-  for (const b of batches) out.push(...unpackBatch(b, as).entries);
-  return out;
-}
-
-// Starts the worker; `options.worker` may give one already running server.js.
-export async function open(name, options = {}) {
-  const { worker: given, ...rest } = options;
-  const worker = given || new Worker(new URL('./server.js', import.meta.url), { type: 'module' });
-  const rpc = new Rpc(worker);
+/**
+ * Opens (creating by default) database `name` in a worker: a new one, or `options.worker`, one
+ * already running server.js ('skv/server'). Every option is checked before a worker starts.
+ * @param {string} name
+ * @param {import('../types/index.js').ClientOpenOptions} [options]
+ * @returns {Promise<Database>}
+ */
+export async function open(name, options) {
+  checkName(name);
+  const { worker, ...rest } = checkOptions(options, CLIENT_OPEN_OPTIONS, 'open');
+  let rpc;
+  if (worker) {
+    rpc = given.get(worker);
+    if (!rpc) given.set(worker, (rpc = new Rpc(worker)));
+  } else {
+    rpc = new Rpc(startWorker());
+  }
   try {
     const id = await rpc.call('open', [name, rest]);
-    return new Database(rpc, id, name, !given);
+    return new Database(rpc, id, name, !worker);
   } catch (e) {
-    if (!given) rpc.terminate();
+    if (!worker) rpc.terminate();
     throw e;
   }
 }
 
-// The databases of this origin (starts a short-lived worker).
+/**
+ * The databases of this origin (starts a short-lived worker).
+ * @returns {Promise<string[]>}
+ */
 export async function listDatabases() {
   return withWorker((rpc) => rpc.call('listDatabases', []));
 }
 
-// Removes a database and its files; `busy` while it is open anywhere.
+/**
+ * Removes a database and its files; `busy` while it is open anywhere.
+ * @param {string} name
+ * @returns {Promise<void>}
+ */
 export async function deleteDatabase(name) {
+  checkName(name);
   return withWorker((rpc) => rpc.call('deleteDatabase', [name]));
 }
 
+/**
+ * @template T
+ * @param {(rpc: Rpc) => Promise<T>} fn
+ */
 async function withWorker(fn) {
-  const rpc = new Rpc(new Worker(new URL('./server.js', import.meta.url), { type: 'module' }));
+  const rpc = new Rpc(startWorker());
   try {
     return await fn(rpc);
   } finally {
@@ -128,42 +108,88 @@ async function withWorker(fn) {
 }
 
 export class Database {
+  /** @type {Rpc} */ #rpc;
+  /** @type {number} */ #id;
+  /** @type {boolean} */ #ownsWorker;
+
+  /**
+   * Made by open(); not meant to be called directly.
+   * @param {Rpc} rpc
+   * @param {number} id
+   * @param {string} name
+   * @param {boolean} ownsWorker
+   */
   constructor(rpc, id, name, ownsWorker) {
-    this.rpc = rpc;
-    this.id = id;
+    this.#rpc = rpc;
+    this.#id = id;
+    this.#ownsWorker = ownsWorker;
+    /** @type {string} */
     this.name = name;
-    this.ownsWorker = ownsWorker;
   }
 
-  // Starts a transaction: 'readwrite' (default) or 'readonly'. Returns at once; the worker
-  // begins it with the first request.
+  /**
+   * Starts a transaction: 'readwrite' (default) or 'readonly'. Returns at once; the worker
+   * begins it with the first request. A bad mode throws invalid_argument.
+   * @param {'readwrite' | 'readonly'} [mode]
+   * @returns {Transaction}
+   */
   begin(mode = 'readwrite') {
-    const tx = new Transaction(this.rpc, this.rpc.newId(), mode);
-    this.rpc.post('begin', [this.id, tx.id, mode]);
-    return tx;
+    return new Transaction(this.#rpc, this.#id, checkMode(mode));
   }
 
+  /**
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {Bytes} key
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
+   */
   async get(key, options) {
+    checkOptions(options, READ_OPTIONS, 'get');
+    const k = toUint8(key, 'key');
     const tx = this.begin('readonly');
     try {
-      return await tx.get(key, options);
+      return await tx.get(k, options);
     } finally {
       tx.rollback();
     }
   }
 
-  set(key, value, options) {
+  /**
+   * One write in a transaction of its own. A bad key, value or option rejects before anything
+   * is sent.
+   * @param {Bytes} key
+   * @param {Bytes} value
+   * @param {import('../types/common.js').CommitOptions} [options]
+   * @returns {Promise<void>}
+   */
+  async set(key, value, options) {
+    const k = toUint8(key, 'key');
+    const v = toUint8(value, 'value');
+    checkOptions(options, COMMIT_OPTIONS, 'set');
     const tx = this.begin();
-    tx.set(key, value).catch(() => {});
+    tx.set(k, v);
     return tx.commit(options);
   }
 
-  delete(key, options) {
+  /**
+   * @param {Bytes} key
+   * @param {import('../types/common.js').CommitOptions} [options]
+   * @returns {Promise<void>}
+   */
+  async delete(key, options) {
+    const k = toUint8(key, 'key');
+    checkOptions(options, COMMIT_OPTIONS, 'delete');
     const tx = this.begin();
-    tx.delete(key).catch(() => {});
+    tx.delete(k);
     return tx.commit(options);
   }
 
+  /**
+   * @param {Bytes} [start]
+   * @param {Bytes} [end]
+   * @param {import('../types/common.js').ScanOptions} [options]
+   * @returns {Promise<any[]>}
+   */
   async scan(start, end, options) {
     const tx = this.begin('readonly');
     try {
@@ -173,6 +199,28 @@ export class Database {
     }
   }
 
+  /**
+   * An async iterator over [start, end) in a read-only transaction of its own, which ends when
+   * the iteration does: exhausted, broken out of, or failed. Bad arguments throw here.
+   * @param {Bytes} [start]
+   * @param {Bytes} [end]
+   * @param {import('../types/common.js').RangeOptions} [options]
+   */
+  range(start, end, options) {
+    const tx = this.begin('readonly');
+    try {
+      return ownedRange(tx, start, end, options);
+    } catch (e) {
+      tx.rollback();
+      throw e;
+    }
+  }
+
+  /**
+   * @param {Bytes} [start]
+   * @param {Bytes} [end]
+   * @returns {Promise<number>}
+   */
   async count(start, end) {
     const tx = this.begin('readonly');
     try {
@@ -182,167 +230,47 @@ export class Database {
     }
   }
 
-  flush() {
-    return this.rpc.call('flush', [this.id]);
+  /**
+   * Runs `fn` in a read-write transaction and commits it, again on conflict (retry.js).
+   * @template T
+   * @param {(tx: Transaction) => T | PromiseLike<T>} fn
+   * @param {import('../types/common.js').TransactionOptions} [options]
+   * @returns {Promise<Awaited<T>>}
+   */
+  async transaction(fn, options) {
+    return runTransaction(() => this.begin(), fn, options);
   }
 
-  compact() {
-    return this.rpc.call('compact', [this.id]);
+  /** @returns {Promise<void>} */
+  async flush() {
+    return this.#rpc.call('flush', [this.#id]);
   }
 
-  stats() {
-    return this.rpc.call('stats', [this.id]);
+  /** @returns {Promise<void>} */
+  async compact() {
+    return this.#rpc.call('compact', [this.#id]);
   }
 
-  exportFiles() {
-    return this.rpc.call('exportFiles', [this.id]);
+  /** @returns {Promise<import('../types/common.js').Stats>} */
+  async stats() {
+    return this.#rpc.call('stats', [this.#id]);
   }
 
+  /** @returns {Promise<import('../types/common.js').ExportedFile[]>} */
+  async exportFiles() {
+    return this.#rpc.call('exportFiles', [this.#id]);
+  }
+
+  /**
+   * Closes the database and stops the worker the client started.
+   * @returns {Promise<void>}
+   */
   async close() {
-    if (this.rpc.dead) return;
+    if (this.#rpc.dead) return;
     try {
-      await this.rpc.call('close', [this.id]);
+      await this.#rpc.call('close', [this.#id]);
     } finally {
-      if (this.ownsWorker) this.rpc.terminate();
+      if (this.#ownsWorker) this.#rpc.terminate();
     }
-  }
-}
-
-export class Transaction {
-  constructor(rpc, id, mode) {
-    this.rpc = rpc;
-    this.id = id;
-    this.mode = mode;
-    this.writes = [];
-    this.waiters = [];
-    this.finished = false;
-  }
-
-  checkOpen() {
-    if (this.finished) throw new SkvError('closed', 'the transaction is finished');
-  }
-
-  // Queued writes go out in one packed buffer, ahead of whatever request comes next.
-  queueWrite(kind, key, value) {
-    this.checkOpen();
-    toUint8(key, 'key');
-    if (kind === 1) toUint8(value, 'value');
-    if (this.writes.length === 0) queueMicrotask(() => this.sendWrites());
-    this.writes.push([kind, key, value]);
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
-  }
-
-  sendWrites() {
-    if (this.writes.length === 0) return;
-    const packed = packWrites(this.writes.splice(0));
-    const waiters = this.waiters.splice(0);
-    this.rpc.call('writes', [this.id, packed], [packed]).then(
-      () => waiters.forEach((w) => w.resolve()),
-      (e) => waiters.forEach((w) => w.reject(e)));
-  }
-
-  request(op, args, transfer) {
-    this.checkOpen();
-    this.sendWrites();
-    return this.rpc.call(op, [this.id, ...args], transfer);
-  }
-
-  set(key, value) {
-    try {
-      return this.queueWrite(1, key, value);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  delete(key) {
-    try {
-      return this.queueWrite(2, key);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  async get(key, options) {
-    const k = toUint8(key, 'key');
-    return decode(await this.request('get', [k]), options && options.as);
-  }
-
-  count(start, end) {
-    return this.request('count', [bound(start), bound(end)]);
-  }
-
-  async scan(start, end, options = {}) {
-    const { as, ...rest } = options;
-    return unpackAll(await this.request('scan', [bound(start), bound(end), rest]), as);
-  }
-
-  // An async iterator over [start, end) (options: reverse, keysOnly, as, batchSize).
-  range(start, end, options = {}) {
-    const itId = this.rpc.newId();
-    const { as, batchSize = 256, ...rest } = options;
-    const opened = this.request('iterOpen', [itId, bound(start), bound(end), rest]);
-    opened.catch(() => {});
-    const rpc = this.rpc;
-    let buffer = [];
-    let at = 0;
-    let done = false;
-    let closed = false;
-    const close = () => {
-      if (!closed) {
-        closed = true;
-        rpc.post('iterClose', [itId]);
-      }
-    };
-    return {
-      async next() {
-        await opened;
-        if (at === buffer.length && !done && !closed) {
-          const batch = unpackBatch(await rpc.call('iterNext', [itId, batchSize]), as);
-          buffer = batch.entries;
-          at = 0;
-          done = batch.done;
-        }
-        if (at === buffer.length) {
-          close();
-          return { done: true, value: undefined };
-        }
-        return { done: false, value: buffer[at++] };
-      },
-      async return() {
-        close();
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-  }
-
-  savepoint() {
-    return this.request('savepoint', []);
-  }
-
-  rollbackToSavepoint() {
-    return this.request('rollbackToSavepoint', []);
-  }
-
-  commit(options) {
-    try {
-      const p = this.request('commit', [options]);
-      this.finished = true;
-      return p;
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  rollback() {
-    if (this.finished) return Promise.resolve();
-    this.finished = true;
-    this.writes = [];
-    const waiters = this.waiters.splice(0);
-    waiters.forEach((w) => w.reject(new SkvError('closed', 'the transaction was rolled back')));
-    return this.rpc.call('rollback', [this.id]).catch(() => {});
   }
 }

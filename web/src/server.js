@@ -1,61 +1,126 @@
-// The worker script the main-thread client (index.js) starts: it runs the worker API
-// (database.js) and answers the client's requests.
+// @ts-check
+// The worker script the main-thread client (index.js) starts, exported as 'skv/server' for
+// bundlers (the `worker` option of open()): it runs the worker API (database.js) and answers the
+// client's requests.
 //
 // Requests arrive in batches, one postMessage per turn of the client's event loop:
 // { batch: [{ id, op, args }] }. Each gets one reply { id, ok, result } or { id, ok: false,
-// error: { code, message } }; replies of one turn also travel together, and every buffer in a
-// result is transferred, not copied. Transactions and iterators are named by ids the client
-// chooses, so a client can begin, write and commit in one message.
+// error: { code, message, cause? } }; replies of one turn also travel together, and every buffer
+// in a result is transferred, not copied. Transactions and iterators are named by ids the client
+// chooses, so a client can begin, write and commit in one message. Arguments are checked here
+// again (the worker API checks its own), so a client that sends a bad number gets an error, never
+// a loop.
 
 import { open, deleteDatabase } from './database.js';
 import { unpackWrites } from './codec.js';
 import { SkvError, asSkvError } from './errors.js';
+import { checkInteger, checkOptions, MAX_BATCH_SIZE, SCAN_OPTIONS } from './options.js';
+import { nextPacked } from './range.js';
 import { listDatabases } from './slots.js';
 
-const dbs = new Map();    // client db id -> Database
-const txs = new Map();    // client tx id -> Transaction, or the SkvError its begin gave
-const iters = new Map();  // client iterator id -> RangeIterator
+/**
+ * @typedef {import('./database.js').Database} Database
+ * @typedef {import('./transaction.js').Transaction} Transaction
+ * @typedef {import('./range.js').RangeIterator} RangeIterator
+ * @typedef {{ db: number, tx: Transaction | null, error: SkvError | null, iters: Set<number> }} TxEntry
+ */
 
-function lookup(map, id, what) {
-  const x = map.get(id);
-  if (x === undefined) throw new SkvError('closed', `the ${what} is closed`);
-  if (x instanceof SkvError) throw x;
-  return x;
+/** @type {Map<number, Database>} client db id -> Database */
+const dbs = new Map();
+/** @type {Map<number, TxEntry>} client tx id -> its transaction, or the error that ended it */
+const txs = new Map();
+/** @type {Map<number, { tx: number, it: RangeIterator }>} client iterator id -> iterator */
+const iters = new Map();
+let nextDb = 1;
+
+/** @param {number} id */
+function database(id) {
+  const d = dbs.get(id);
+  if (!d) throw new SkvError('closed', 'the database is closed');
+  return d;
 }
 
+/** @param {number} id */
+function transaction(id) {
+  const t = txs.get(id);
+  if (!t) throw new SkvError('closed', 'the transaction is finished');
+  if (t.error) throw t.error;
+  return /** @type {Transaction} */ (t.tx);
+}
+
+/** @param {number} id */
+function iterator(id) {
+  const i = iters.get(id);
+  if (!i) throw new SkvError('closed', 'the iterator is closed');
+  return i.it;
+}
+
+// Forgets a transaction and its iterators (the worker API closes those when it ends).
+/** @param {number} id */
+function forget(id) {
+  const t = txs.get(id);
+  if (!t) return;
+  txs.delete(id);
+  for (const it of t.iters) iters.delete(it);
+}
+
+/** @param {Uint8Array} packed */
+function batchHeader(packed) {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  return { count: view.getUint32(0, true), done: view.getUint32(4, true) === 1 };
+}
+
+/** @type {Record<string, (...args: any[]) => any>} */
 const ops = {
+  /**
+   * @param {string} name
+   * @param {import('../types/common.js').OpenOptions} options
+   */
   async open(name, options) {
     const db = await open(name, options);
-    const id = dbs.size === 0 ? 1 : Math.max(...dbs.keys()) + 1;
+    const id = nextDb++;
     dbs.set(id, db);
     return id;
   },
+  /** @param {number} db */
   async close(db) {
     const d = dbs.get(db);
     if (!d) return;
     dbs.delete(db);
-    for (const [id, t] of txs) if (!(t instanceof SkvError) && t.db === d) txs.delete(id);
-    for (const [id, it] of iters) if (it.db === d) iters.delete(id);
+    for (const [id, t] of txs) if (t.db === db) forget(id);
     await d.close();
   },
   listDatabases() {
     return listDatabases();
   },
+  /** @param {string} name */
   deleteDatabase(name) {
     return deleteDatabase(name);
   },
+  /**
+   * @param {number} db
+   * @param {number} tx
+   * @param {'readwrite' | 'readonly'} mode
+   */
   begin(db, tx, mode) {
+    /** @type {TxEntry} */
+    const entry = { db, tx: null, error: null, iters: new Set() };
+    txs.set(tx, entry);
     try {
-      txs.set(tx, lookup(dbs, db, 'database').begin(mode));
+      entry.tx = database(db).begin(mode);
     } catch (e) {
-      txs.set(tx, asSkvError(e));
+      entry.error = asSkvError(e);
       throw e;
     }
   },
   // The client does not wait for its writes before it commits, so a refused write fails the
   // whole transaction: it is rolled back and every later request on it gets the same error.
+  /**
+   * @param {number} tx
+   * @param {ArrayBuffer} packed
+   */
   writes(tx, packed) {
-    const t = lookup(txs, tx, 'transaction');
+    const t = transaction(tx);
     try {
       for (const [kind, key, value] of unpackWrites(packed)) {
         if (kind === 1) t.set(key, value);
@@ -63,90 +128,152 @@ const ops = {
       }
     } catch (e) {
       t.rollback();
-      txs.set(tx, asSkvError(e));
+      const entry = /** @type {TxEntry} */ (txs.get(tx));
+      for (const it of entry.iters) iters.delete(it);
+      entry.iters.clear();
+      entry.tx = null;
+      entry.error = asSkvError(e);
       throw e;
     }
   },
+  /**
+   * @param {number} tx
+   * @param {Uint8Array} key
+   */
   get(tx, key) {
-    return lookup(txs, tx, 'transaction').get(key);
+    return transaction(tx).get(key);
   },
+  /**
+   * @param {number} tx
+   * @param {Uint8Array | string} start
+   * @param {Uint8Array | string} end
+   */
   count(tx, start, end) {
-    return lookup(txs, tx, 'transaction').count(start, end);
+    return transaction(tx).count(start, end);
   },
   // Up to `limit` entries after skipping `offset`: a list of packed batches.
+  /**
+   * @param {number} tx
+   * @param {Uint8Array | string} start
+   * @param {Uint8Array | string} end
+   * @param {import('../types/common.js').ScanOptions} options
+   */
   scan(tx, start, end, options) {
-    const iter = lookup(txs, tx, 'transaction').range(start, end, options);
+    const { offset, limit, as, batchSize, ...rangeOptions } =
+      checkOptions(options, SCAN_OPTIONS, 'scan');
+    const iter = transaction(tx).range(start, end, rangeOptions);
     try {
-      if (options.offset) iter.skip(options.offset);
+      if (offset) iter.skip(offset);
       const out = [];
-      let left = options.limit === undefined ? Infinity : options.limit;
+      let left = limit === undefined ? Infinity : limit;
       while (left > 0) {
-        const packed = iter.nextPacked(Number.isFinite(left) ? Math.min(left, 1 << 16) : 1 << 16,
-          4 << 20);
-        const view = new DataView(packed.buffer, packed.byteOffset);
-        left -= view.getUint32(0, true);
+        const packed = nextPacked(iter, Math.min(left, MAX_BATCH_SIZE), 4 << 20);
+        const { count, done } = batchHeader(packed);
         out.push(packed);
-        if (view.getUint32(4, true) === 1) break;
+        if (done) break;
+        // The glue never returns an empty batch before the end; if it did, stop rather than spin.
+        if (count === 0) throw new SkvError('io', 'scan: an empty batch before the end of the range');
+        left -= count;
       }
       return out;
     } finally {
       iter.close();
     }
   },
+  /**
+   * @param {number} tx
+   * @param {number} it
+   * @param {Uint8Array | string} start
+   * @param {Uint8Array | string} end
+   * @param {import('../types/common.js').RangeOptions} options
+   */
   iterOpen(tx, it, start, end, options) {
-    iters.set(it, lookup(txs, tx, 'transaction').range(start, end, options));
+    const iter = transaction(tx).range(start, end, options);
+    iters.set(it, { tx, it: iter });
+    /** @type {TxEntry} */ (txs.get(tx)).iters.add(it);
   },
+  /**
+   * @param {number} it
+   * @param {number} max
+   */
   iterNext(it, max) {
-    return lookup(iters, it, 'iterator').nextPacked(max);
+    checkInteger(max, 'iterator batch size', 1, MAX_BATCH_SIZE);
+    return nextPacked(iterator(it), max);
   },
+  /**
+   * @param {number} it
+   * @param {number} n
+   */
   iterSkip(it, n) {
-    return lookup(iters, it, 'iterator').skip(n);
+    return iterator(it).skip(n);
   },
+  /** @param {number} it */
   iterClose(it) {
     const i = iters.get(it);
+    if (!i) return;
     iters.delete(it);
-    if (i) i.close();
+    txs.get(i.tx)?.iters.delete(it);
+    i.it.close();
   },
+  /** @param {number} tx */
   savepoint(tx) {
-    lookup(txs, tx, 'transaction').savepoint();
+    transaction(tx).savepoint();
   },
+  /** @param {number} tx */
   rollbackToSavepoint(tx) {
-    lookup(txs, tx, 'transaction').rollbackToSavepoint();
+    transaction(tx).rollbackToSavepoint();
   },
+  /** @param {number} tx */
   rollback(tx) {
     const t = txs.get(tx);
-    txs.delete(tx);
-    if (t && !(t instanceof SkvError)) t.rollback();
+    forget(tx);
+    if (t && t.tx) t.tx.rollback();
   },
+  /**
+   * @param {number} tx
+   * @param {import('../types/common.js').CommitOptions} options
+   */
   commit(tx, options) {
-    const t = lookup(txs, tx, 'transaction');
-    txs.delete(tx);
-    return t.commit(options);
+    const entry = txs.get(tx);
+    forget(tx);
+    if (!entry) throw new SkvError('closed', 'the transaction is finished');
+    if (entry.error) throw entry.error;
+    return /** @type {Transaction} */ (entry.tx).commit(options);
   },
+  /** @param {number} db */
   flush(db) {
-    return lookup(dbs, db, 'database').flush();
+    return database(db).flush();
   },
+  /** @param {number} db */
   compact(db) {
-    return lookup(dbs, db, 'database').compact();
+    return database(db).compact();
   },
+  /** @param {number} db */
   stats(db) {
-    return lookup(dbs, db, 'database').stats();
+    return database(db).stats();
   },
+  /** @param {number} db */
   exportFiles(db) {
-    return lookup(dbs, db, 'database').exportFiles();
+    return database(db).exportFiles();
   },
 };
 
-// Buffers in a result, to transfer.
+/**
+ * Buffers in a result, to transfer.
+ * @param {unknown} x
+ * @param {ArrayBuffer[]} out
+ */
 function transferables(x, out = []) {
-  if (x instanceof Uint8Array) out.push(x.buffer);
+  if (x instanceof Uint8Array) out.push(/** @type {ArrayBuffer} */ (x.buffer));
   else if (Array.isArray(x)) for (const y of x) transferables(y, out);
   return out;
 }
 
+/** @type {any[]} */
 const pending = [];
 let flushScheduled = false;
 
+/** @param {{ id: number, ok: boolean, result?: unknown, error?: unknown }} message */
 function reply(message) {
   pending.push(message);
   if (flushScheduled) return;
@@ -155,15 +282,16 @@ function reply(message) {
     flushScheduled = false;
     const batch = pending.splice(0);
     const transfer = [...new Set(batch.flatMap((m) => (m.ok ? transferables(m.result) : [])))];
-    self.postMessage({ batch }, transfer);
+    self.postMessage({ batch }, { transfer });
   });
 }
 
+/** @param {{ id: number, op: string, args: unknown[] }} request */
 function run(request) {
   const { id, op, args } = request;
   let result;
   try {
-    const fn = ops[op];
+    const fn = Object.hasOwn(ops, op) ? ops[op] : undefined;
     if (!fn) throw new SkvError('not_supported', `unknown request ${op}`);
     result = fn(...args);
   } catch (e) {
@@ -171,8 +299,8 @@ function run(request) {
     return;
   }
   if (result && typeof result.then === 'function') {
-    result.then((r) => reply({ id, ok: true, result: r }),
-      (e) => reply({ id, ok: false, error: asSkvError(e).toJSON() }));
+    result.then((/** @type {unknown} */ r) => reply({ id, ok: true, result: r }),
+      (/** @type {unknown} */ e) => reply({ id, ok: false, error: asSkvError(e).toJSON() }));
   } else {
     reply({ id, ok: true, result });
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The OPFS side of the slot pool: the files of one database and their sync access handles.
 //
 // A database `name` is the directory skv/<name>/ of the origin's OPFS root. It holds slot files
@@ -11,58 +12,121 @@
 // NoModificationAllowedError from the first slot.
 
 import { SkvError, asSkvError } from './errors.js';
+import { describe } from './options.js';
 
 const ROOT_DIR = 'skv';
 const SLOT_PREFIX = 'slot-';
 
+/**
+ * A database name: a string of 1 to 200 characters (UTF-16 code units) without '/', '\\' or NUL,
+ * and neither '.' nor '..'. Anything else is invalid_argument.
+ * @param {unknown} name
+ * @returns {asserts name is string}
+ */
 export function checkName(name) {
   if (typeof name !== 'string' || name.length === 0 || name.length > 200 || /[/\\\0]/.test(name) ||
       name === '.' || name === '..') {
-    throw new SkvError('invalid_argument',
-      `database name must be 1..200 characters without '/', '\\' or NUL: ${JSON.stringify(name)}`);
+    throw new SkvError('invalid_argument', "database name must be 1..200 characters without '/', " +
+      `'\\' or NUL, and not '.' or '..': ${typeof name === 'string' ? JSON.stringify(name) : describe(name)}`);
   }
 }
 
+/** Fails with not_supported where there is no Origin Private File System (not a browser). */
+export function checkOpfs() {
+  if (typeof navigator === 'undefined' || !navigator.storage || !navigator.storage.getDirectory) {
+    throw new SkvError('not_supported', 'this context has no Origin Private File System ' +
+      '(skv runs in a browser page or worker)');
+  }
+}
+
+/** @param {number} index */
 function slotFileName(index) {
   return SLOT_PREFIX + String(index).padStart(6, '0');
 }
 
+/** @param {unknown} e */
+const notFound = (e) => /** @type {any} */ (e)?.name === 'NotFoundError';
+
+/**
+ * @param {boolean} create
+ * @returns {Promise<FileSystemDirectoryHandle>}
+ */
 async function rootDir(create) {
-  if (typeof navigator === 'undefined' || !navigator.storage || !navigator.storage.getDirectory) {
-    throw new SkvError('not_supported', 'this context has no Origin Private File System');
-  }
+  checkOpfs();
   const root = await navigator.storage.getDirectory();
   return root.getDirectoryHandle(ROOT_DIR, { create });
 }
 
-// The directory of database `name`, or null when it does not exist and `create` is false.
+/**
+ * The directory of database `name`, or null when it does not exist and `create` is false.
+ * `created` says whether this call made it (and `rootCreated` whether it made the skv/ folder
+ * too), so that an open that then fails can take back what it made (discardDatabase).
+ * @param {string} name
+ * @param {boolean} create
+ * @returns {Promise<{ dir: FileSystemDirectoryHandle, created: boolean, rootCreated: boolean } | null>}
+ */
 export async function databaseDir(name, create) {
   try {
-    const root = await rootDir(create);
-    return await root.getDirectoryHandle(name, { create });
+    let root;
+    let rootCreated = false;
+    try {
+      root = await rootDir(false);
+    } catch (e) {
+      if (!notFound(e) || !create) throw e;
+      root = await rootDir(true);
+      rootCreated = true;
+    }
+    try {
+      return { dir: await root.getDirectoryHandle(name), created: false, rootCreated };
+    } catch (e) {
+      if (!notFound(e) || !create) throw e;
+      return { dir: await root.getDirectoryHandle(name, { create: true }), created: true, rootCreated };
+    }
   } catch (e) {
-    if (e && e.name === 'NotFoundError') return null;
+    if (notFound(e)) return null;
     throw asSkvError(e);
   }
 }
 
+/**
+ * Removes what databaseDir created for an open that failed: the database's directory, and the
+ * skv/ folder when that call made it and nothing else is in it. Errors are ignored (the open's
+ * own error is the one to report).
+ * @param {string} name
+ * @param {boolean} rootCreated
+ */
+export async function discardDatabase(name, rootCreated) {
+  try {
+    const top = await navigator.storage.getDirectory();
+    const root = await top.getDirectoryHandle(ROOT_DIR);
+    await root.removeEntry(name, { recursive: true });
+    if (rootCreated) await top.removeEntry(ROOT_DIR);
+  } catch {
+    // Not there, or the skv/ folder holds another database now.
+  }
+}
+
 // The names of the databases of this origin.
+/** @returns {Promise<string[]>} */
 export async function listDatabases() {
   let root;
   try {
     root = await rootDir(false);
   } catch (e) {
-    if (e && e.name === 'NotFoundError') return [];
+    if (notFound(e)) return [];
     throw asSkvError(e);
   }
   const names = [];
-  for await (const [entry, handle] of root.entries()) {
+  for await (const [entry, handle] of /** @type {any} */ (root).entries()) {
     if (handle.kind === 'directory') names.push(entry);
   }
   return names.sort();
 }
 
-// Removes database `name` and its files. The database must not be open anywhere.
+/**
+ * Removes database `name` and its files. The database must not be open anywhere.
+ * @param {string} name
+ */
 export async function removeDatabase(name) {
   checkName(name);
   let root;
@@ -70,28 +134,44 @@ export async function removeDatabase(name) {
     root = await rootDir(false);
     await root.removeEntry(name, { recursive: true });
   } catch (e) {
-    if (e && e.name === 'NotFoundError') return;
-    if (e && e.name === 'NoModificationAllowedError') {
+    if (notFound(e)) return;
+    if (/** @type {any} */ (e)?.name === 'NoModificationAllowedError') {
       throw new SkvError('busy', `opfs:${name}: the database is open elsewhere`);
     }
     throw asSkvError(e);
   }
 }
 
+/**
+ * The sync access handles of one database's slot files, in slot order; the glue reads them
+ * through Module.skvTables (web/native/js_slot_handles.cpp).
+ */
 export class SlotTable {
-  // `maxSlots` caps the pool (0 = no cap beyond the browser's quota).
+  /**
+   * `maxSlots` caps the pool (0 = no cap beyond the browser's quota).
+   * @param {string} name
+   * @param {FileSystemDirectoryHandle} dir
+   * @param {number} maxSlots
+   */
   constructor(name, dir, maxSlots) {
     this.name = name;
     this.dir = dir;
     this.maxSlots = maxSlots;
+    /** @type {any[]} FileSystemSyncAccessHandle */
     this.handles = [];
+    this.nextIndex = 0;
   }
 
-  // Opens every slot file of the directory, in slot order.
+  /**
+   * Opens every slot file of the directory, in slot order.
+   * @param {string} name
+   * @param {FileSystemDirectoryHandle} dir
+   * @param {number} maxSlots
+   */
   static async open(name, dir, maxSlots) {
     const table = new SlotTable(name, dir, maxSlots);
     const indices = [];
-    for await (const [entry, handle] of dir.entries()) {
+    for await (const [entry, handle] of /** @type {any} */ (dir).entries()) {
       if (handle.kind === 'file' && entry.startsWith(SLOT_PREFIX)) {
         const n = Number(entry.slice(SLOT_PREFIX.length));
         if (Number.isInteger(n) && n >= 0) indices.push(n);
@@ -102,8 +182,9 @@ export class SlotTable {
       for (const n of indices) await table.openSlot(n, false);
     } catch (e) {
       table.close();
-      if (e && e.name === 'NoModificationAllowedError') {
-        throw new SkvError('busy', `opfs:${name}: the database is open in another tab or worker`);
+      if (/** @type {any} */ (e)?.name === 'NoModificationAllowedError') {
+        throw new SkvError('busy', `opfs:${name}: the database is open in another tab or worker`,
+          { cause: e });
       }
       throw asSkvError(e);
     }
@@ -111,18 +192,28 @@ export class SlotTable {
     return table;
   }
 
+  /**
+   * @param {number} index
+   * @param {boolean} create
+   */
   async openSlot(index, create) {
     const file = await this.dir.getFileHandle(slotFileName(index), { create });
-    this.handles.push(await file.createSyncAccessHandle());
+    this.handles.push(await /** @type {any} */ (file).createSyncAccessHandle());
   }
 
-  // How many more slots the cap allows.
+  /**
+   * How many more slots the cap allows, up to `wanted`.
+   * @param {number} wanted
+   */
   room(wanted) {
     if (!this.maxSlots) return wanted;
     return Math.max(0, Math.min(wanted, this.maxSlots - this.handles.length));
   }
 
-  // Creates and opens up to `n` new slot files (fewer at the cap); returns how many were added.
+  /**
+   * Creates and opens up to `n` new slot files (fewer at the cap); returns how many were added.
+   * @param {number} n
+   */
   async grow(n) {
     const add = this.room(n);
     let added = 0;
@@ -132,6 +223,13 @@ export class SlotTable {
       if (added === 0) throw asSkvError(e);
     }
     return added;
+  }
+
+  /** The bytes of every slot file, headers included: what the database takes in OPFS. */
+  fileBytes() {
+    let total = 0;
+    for (const h of this.handles) total += h.getSize();
+    return total;
   }
 
   close() {

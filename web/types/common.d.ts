@@ -19,17 +19,32 @@ export type ErrorCode =
 
 export declare const ERROR_CODES: readonly ErrorCode[];
 
-/** Every failure the package reports. */
+/** What an SkvError becomes on its way between the worker and the page. */
+export interface PlainError {
+  code: ErrorCode;
+  message: string;
+  cause?: { name: string; message: string };
+}
+
+/**
+ * Every failure the package reports. An SkvError that wraps another error keeps it as `cause`
+ * (across the worker boundary, as an Error with the original's name and message).
+ */
 export declare class SkvError extends Error {
-  constructor(code: ErrorCode, message: string);
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
   readonly name: 'SkvError';
   readonly code: ErrorCode;
-  toJSON(): { code: ErrorCode; message: string };
+  toJSON(): PlainError;
+  static from(plain: PlainError): SkvError;
 }
 
 export type Durability = 'immediate' | 'eventual';
 export type Mode = 'readwrite' | 'readonly';
 
+/**
+ * Options of open(). Every one is checked before anything is created: a value of the wrong type,
+ * a number that is not an integer in its range, or a name not listed here is invalid_argument.
+ */
 export interface OpenOptions {
   /** Create the database if it does not exist (default true); else open fails with not_found. */
   createIfMissing?: boolean;
@@ -37,23 +52,31 @@ export interface OpenOptions {
   durability?: Durability;
   /** Wait for another tab or worker to close the database instead of failing with busy. */
   waitForLock?: boolean;
-  /** Free slots (OPFS files) the pool keeps ready (default 24). */
+  /** Free slots (OPFS files) the pool keeps ready: 1..1024 (default 24). */
   reserveSlots?: number;
-  /** Cap on the number of slots (0: no cap but the browser's quota). */
+  /** Cap on the number of slots: 0..1,000,000 (0, the default: no cap but the browser's quota). */
   maxSlots?: number;
   /** Open even if some slot headers are damaged, keeping those slots out of use. */
   openWithDamagedSlots?: boolean;
-  /** Bytes buffered per file before one OPFS write (default 1 MiB). */
+  /** Bytes buffered per file before one OPFS write: 0..64 MiB (default 1 MiB). */
   writeBufferBytes?: number;
+  /** Size at which the memtable is flushed: 4 KiB..1 GiB (default 4 MiB). */
   memtableSize?: number;
+  /** Frozen memtables that may wait for a flush: 1..64 (default 2). */
   maxImmutableMemtables?: number;
+  /** Target size of a table's data block: 256 B..64 MiB (default 16 KiB). */
   blockSize?: number;
+  /** Block cache capacity: 0..1 GiB (default 16 MiB; 0 disables it). */
   blockCacheSize?: number;
+  /** Bloom filter bits per key: 0..64 (default 10; 0 disables filters). */
   bloomBitsPerKey?: number;
+  /** Target size of level 1: at least 64 KiB (default 16 MiB). */
   levelBaseBytes?: number;
+  /** Compaction outputs are split at about this size: at least 64 KiB (default 4 MiB). */
   targetFileSize?: number;
   /** Input bytes a compaction reads per step between calls (default 1 MiB; 0: all at once). */
   compactionStepBytes?: number;
+  /** L0 tables that trigger a compaction: 1..19 (default 4). */
   l0CompactionTrigger?: number;
   compression?: 'zstd' | 'none';
 }
@@ -71,18 +94,53 @@ export interface RangeOptions extends ReadOptions {
   reverse?: boolean;
   /** Yield keys only (values are never read). */
   keysOnly?: boolean;
-  /** Entries fetched per step (default 256). */
+  /** Entries fetched per step: 1..65536 (default 256). */
   batchSize?: number;
 }
 
 export interface ScanOptions extends RangeOptions {
-  /** Entries to skip first. */
+  /** Entries to skip first: a non-negative integer. */
   offset?: number;
-  /** At most this many entries. */
+  /** At most this many entries: a non-negative integer, or Infinity (the default). */
   limit?: number;
 }
 
+export interface TransactionOptions {
+  /** Times the whole transaction runs again after a conflict: 0..1000 (default 3). */
+  retries?: number;
+  /** Durability of the commit (default: the database's). */
+  durability?: Durability;
+}
+
 export type Entry<V> = [key: V, value: V];
+
+/**
+ * What a key or value is read as under options `O`: a string with { as: 'string' }, bytes
+ * without `as` or with 'bytes', either when `as` is not known at compile time.
+ */
+export type Decoded<O> = 'as' extends keyof O
+  ? O extends { as: 'string' }
+    ? string
+    : O extends { as: 'bytes' | undefined }
+      ? Uint8Array
+      : string | Uint8Array
+  : Uint8Array;
+
+/** Whether options `O` ask for keys only: true, false, or boolean when not known. */
+export type KeysOnly<O> = 'keysOnly' extends keyof O
+  ? O extends { keysOnly: true }
+    ? true
+    : O extends { keysOnly: false | undefined }
+      ? false
+      : boolean
+  : false;
+
+/** What range() and scan() yield under options `O`: keys with { keysOnly: true }, else pairs. */
+export type RangeEntry<O> = KeysOnly<O> extends true
+  ? Decoded<O>
+  : KeysOnly<O> extends false
+    ? Entry<Decoded<O>>
+    : Decoded<O> | Entry<Decoded<O>>;
 
 export interface PoolStats {
   slots: number;
@@ -93,6 +151,8 @@ export interface PoolStats {
   handleReads: number;
   handleWrites: number;
   handleFlushes: number;
+  /** Bytes of the database's slot files in OPFS, headers included. */
+  fileBytes: number;
 }
 
 export interface Stats {
@@ -118,6 +178,10 @@ export interface Stats {
   steps: number;
   /** The longest of them, in milliseconds: how long the worker was kept from answering. */
   longestStepMs: number;
+  /** Transactions open now (each holds a snapshot, which keeps the versions it can see). */
+  openTransactions: number;
+  /** Iterators open now (each holds a snapshot too). */
+  openIterators: number;
 }
 
 /** A logical file of the database, as the native build keeps it in its directory. */

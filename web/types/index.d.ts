@@ -1,14 +1,18 @@
 // 'skv': the main-thread client. Same calls as 'skv/worker', as promises; the database runs in
-// a module worker the client starts.
+// a module worker the client starts. Every call that returns a promise reports every failure,
+// bad arguments included, by rejecting with an SkvError; it never throws.
 import type {
-  Bytes, CommitOptions, Entry, ExportedFile, Mode, OpenOptions, RangeOptions, ReadOptions,
-  ScanOptions, Stats,
+  Bytes, CommitOptions, Decoded, ExportedFile, Mode, OpenOptions, RangeEntry, RangeOptions,
+  ReadOptions, ScanOptions, Stats, TransactionOptions,
 } from './common.js';
 
 export * from './common.js';
 
 export interface ClientOpenOptions extends OpenOptions {
-  /** A worker already running the package's web/src/server.js (default: start one). */
+  /**
+   * A worker already running the package's worker script, 'skv/server' (default: start one).
+   * Databases opened on one worker share it; close() leaves it running.
+   */
   worker?: Worker;
 }
 
@@ -17,16 +21,31 @@ export declare function deleteDatabase(name: string): Promise<void>;
 export declare function listDatabases(): Promise<string[]>;
 
 export declare class Database {
+  private constructor();
   readonly name: string;
-  /** Returns at once; the worker begins the transaction with its first request. */
+  /**
+   * Returns at once; the worker begins the transaction with its first request. A mode other
+   * than 'readwrite' or 'readonly' throws invalid_argument.
+   */
   begin(mode?: Mode): Transaction;
-  get(key: Bytes): Promise<Uint8Array | undefined>;
-  get(key: Bytes, options: { as: 'string' }): Promise<string | undefined>;
-  get(key: Bytes, options?: ReadOptions): Promise<Uint8Array | string | undefined>;
+  get<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
   set(key: Bytes, value: Bytes, options?: CommitOptions): Promise<void>;
   delete(key: Bytes, options?: CommitOptions): Promise<void>;
-  scan(start?: Bytes, end?: Bytes, options?: ScanOptions): Promise<Array<Entry<any> | any>>;
+  scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    Promise<Array<RangeEntry<O>>>;
+  /**
+   * Iterates [start, end) in a read-only transaction of its own, which ends with the loop
+   * (exhausted, broken out of, or failed). Bad arguments throw invalid_argument here.
+   */
+  range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    RangeIterator<RangeEntry<O>>;
   count(start?: Bytes, end?: Bytes): Promise<number>;
+  /**
+   * Runs `fn` in a read-write transaction, commits it, and returns what `fn` returned. On a
+   * conflict the whole transaction runs again, up to `retries` times (default 3).
+   */
+  transaction<T>(fn: (tx: Transaction) => T | PromiseLike<T>, options?: TransactionOptions):
+    Promise<Awaited<T>>;
   flush(): Promise<void>;
   compact(): Promise<void>;
   stats(): Promise<Stats>;
@@ -36,22 +55,33 @@ export declare class Database {
 }
 
 export declare class Transaction {
+  private constructor();
   readonly mode: Mode;
   /**
-   * Queued and sent with the next request; settles when the worker has buffered the write. A
-   * refused write (bad key or value) fails the whole transaction: later requests on it,
-   * commit() included, reject with the same error.
+   * Queued and sent with the next request; settles when the worker has buffered the write.
+   * Awaiting it is optional: a refused write (a key or value that is not a string or bytes, an
+   * empty key, a write in a read-only transaction) fails the whole transaction, so later
+   * requests on it, commit() included, reject with the same error.
    */
   set(key: Bytes, value: Bytes): Promise<void>;
   delete(key: Bytes): Promise<void>;
-  get(key: Bytes): Promise<Uint8Array | undefined>;
-  get(key: Bytes, options: { as: 'string' }): Promise<string | undefined>;
-  get(key: Bytes, options?: ReadOptions): Promise<Uint8Array | string | undefined>;
+  get<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
   count(start?: Bytes, end?: Bytes): Promise<number>;
-  range(start?: Bytes, end?: Bytes, options?: RangeOptions): AsyncIterableIterator<any>;
-  scan(start?: Bytes, end?: Bytes, options?: ScanOptions): Promise<Array<Entry<any> | any>>;
+  /** Bad arguments throw invalid_argument here. The iterator ends with the transaction. */
+  range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    RangeIterator<RangeEntry<O>>;
+  scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    Promise<Array<RangeEntry<O>>>;
   savepoint(): Promise<void>;
   rollbackToSavepoint(): Promise<void>;
   commit(options?: CommitOptions): Promise<void>;
   rollback(): Promise<void>;
+}
+
+/** An async iterator over a range; `break` in a for await loop closes it. */
+export declare class RangeIterator<E> implements AsyncIterableIterator<E> {
+  private constructor();
+  next(): Promise<IteratorResult<E, undefined>>;
+  return(): Promise<IteratorResult<E, undefined>>;
+  [Symbol.asyncIterator](): RangeIterator<E>;
 }

@@ -1,7 +1,8 @@
-// 'skv/worker': the synchronous API, for code running in a dedicated worker.
+// 'skv/worker': the synchronous API, for code running in a dedicated worker. Synchronous calls
+// throw an SkvError; calls that return a promise reject with one and never throw.
 import type {
-  Bytes, CommitOptions, Entry, ExportedFile, Mode, OpenOptions, RangeOptions, ReadOptions,
-  ScanOptions, Stats,
+  Bytes, CommitOptions, Decoded, ExportedFile, Mode, OpenOptions, RangeEntry, RangeOptions,
+  ReadOptions, ScanOptions, Stats, TransactionOptions,
 } from './common.js';
 
 export * from './common.js';
@@ -11,15 +12,26 @@ export declare function deleteDatabase(name: string): Promise<void>;
 export declare function listDatabases(): Promise<string[]>;
 
 export declare class Database {
+  private constructor();
   readonly name: string;
   begin(mode?: Mode): Transaction;
-  get(key: Bytes): Uint8Array | undefined;
-  get(key: Bytes, options: { as: 'string' }): string | undefined;
-  get(key: Bytes, options?: ReadOptions): Uint8Array | string | undefined;
+  get<O extends ReadOptions = {}>(key: Bytes, options?: O): Decoded<O> | undefined;
   set(key: Bytes, value: Bytes, options?: CommitOptions): Promise<void>;
   delete(key: Bytes, options?: CommitOptions): Promise<void>;
-  scan(start?: Bytes, end?: Bytes, options?: ScanOptions): Array<Entry<any> | any>;
+  scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O): Array<RangeEntry<O>>;
+  /**
+   * Iterates [start, end) in a read-only transaction of its own, which ends with the loop
+   * (exhausted, broken out of, closed, or failed).
+   */
+  range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    RangeIterator<RangeEntry<O>>;
   count(start?: Bytes, end?: Bytes): number;
+  /**
+   * Runs `fn` in a read-write transaction, commits it, and returns what `fn` returned. On a
+   * conflict the whole transaction runs again, up to `retries` times (default 3).
+   */
+  transaction<T>(fn: (tx: Transaction) => T | PromiseLike<T>, options?: TransactionOptions):
+    Promise<Awaited<T>>;
   flush(): Promise<void>;
   compact(): Promise<void>;
   stats(): Stats;
@@ -28,29 +40,33 @@ export declare class Database {
 }
 
 export declare class Transaction {
+  private constructor();
   readonly mode: Mode;
   set(key: Bytes, value: Bytes): void;
   delete(key: Bytes): void;
-  get(key: Bytes): Uint8Array | undefined;
-  get(key: Bytes, options: { as: 'string' }): string | undefined;
-  get(key: Bytes, options?: ReadOptions): Uint8Array | string | undefined;
+  get<O extends ReadOptions = {}>(key: Bytes, options?: O): Decoded<O> | undefined;
   count(start?: Bytes, end?: Bytes): number;
-  range(start?: Bytes, end?: Bytes, options?: RangeOptions): RangeIterator;
+  /** The iterator ends with the transaction: after commit() or rollback() its next() throws. */
+  range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
+    RangeIterator<RangeEntry<O>>;
   /** Entries as [key, value] pairs, or keys with keysOnly. */
-  scan(start?: Bytes, end?: Bytes, options?: ScanOptions): Array<Entry<any> | any>;
+  scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O): Array<RangeEntry<O>>;
   savepoint(): void;
   rollbackToSavepoint(): void;
   commit(options?: CommitOptions): Promise<void>;
   rollback(): void;
 }
 
-export declare class RangeIterator
-  implements IterableIterator<any>, AsyncIterable<any> {
-  next(): IteratorResult<any>;
-  return(): IteratorResult<any>;
+/** Both a synchronous and an asynchronous iterator; `break` in either loop closes it. */
+export declare class RangeIterator<E> implements IterableIterator<E>, AsyncIterable<E> {
+  private constructor();
+  next(): IteratorResult<E, undefined>;
+  return(): IteratorResult<E, undefined>;
+  /** Skips up to `n` entries (a non-negative integer); returns how many. */
   skip(n: number): number;
-  take(n: number): any[];
+  /** The next up to `n` entries (a non-negative integer, or Infinity). */
+  take(n: number): E[];
   close(): void;
-  [Symbol.iterator](): RangeIterator;
-  [Symbol.asyncIterator](): AsyncIterator<any>;
+  [Symbol.iterator](): RangeIterator<E>;
+  [Symbol.asyncIterator](): AsyncIterableIterator<E>;
 }

@@ -1,0 +1,159 @@
+// @ts-check
+// Checks of every options object and number the API accepts. Both sides run them: the client
+// before it sends anything (or starts a worker), the worker API before it calls into wasm (the
+// glue checks numbers once more). A bad value is an SkvError 'invalid_argument' naming the option;
+// it never gets truncated, wrapped or ignored. An option name the call does not know is refused
+// too, so a misspelt option cannot silently fall back to its default.
+
+import { invalid } from './errors.js';
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/**
+ * @typedef {{ kind: 'integer', min: number, max: number, infinity?: boolean }
+ *   | { kind: 'boolean' } | { kind: 'enum', values: readonly string[] }
+ *   | { kind: 'custom', check: (value: unknown) => string | null }} Rule
+ * @typedef {Record<string, Rule>} Spec
+ */
+
+/**
+ * @param {number} min
+ * @param {number} max
+ * @returns {Rule}
+ */
+const integer = (min, max) => ({ kind: 'integer', min, max });
+/** @type {Rule} */
+const boolean = { kind: 'boolean' };
+/**
+ * @param {...string} values
+ * @returns {Rule}
+ */
+const oneOf = (...values) => ({ kind: 'enum', values });
+
+const durability = oneOf('immediate', 'eventual');
+const as = oneOf('bytes', 'string');
+
+/** What open() accepts (the worker API; the client adds `worker`). */
+export const OPEN_OPTIONS = Object.freeze({
+  createIfMissing: boolean,
+  durability,
+  waitForLock: boolean,
+  reserveSlots: integer(1, 1024),
+  maxSlots: integer(0, 1_000_000),
+  openWithDamagedSlots: boolean,
+  writeBufferBytes: integer(0, 64 * MiB),
+  memtableSize: integer(4096, GiB),
+  maxImmutableMemtables: integer(1, 64),
+  blockSize: integer(256, 64 * MiB),
+  blockCacheSize: integer(0, GiB),
+  bloomBitsPerKey: integer(0, 64),
+  levelBaseBytes: integer(64 << 10, MAX),
+  targetFileSize: integer(64 << 10, MAX),
+  compactionStepBytes: integer(0, MAX),
+  l0CompactionTrigger: integer(1, 19),
+  compression: oneOf('zstd', 'none'),
+});
+
+export const COMMIT_OPTIONS = Object.freeze({ durability });
+export const READ_OPTIONS = Object.freeze({ as });
+/** The most entries one iterator step fetches. */
+export const MAX_BATCH_SIZE = 1 << 16;
+export const RANGE_OPTIONS = Object.freeze({
+  as,
+  reverse: boolean,
+  keysOnly: boolean,
+  batchSize: integer(1, MAX_BATCH_SIZE),
+});
+export const SCAN_OPTIONS = Object.freeze({
+  ...RANGE_OPTIONS,
+  offset: integer(0, MAX),
+  limit: /** @type {Rule} */ ({ kind: 'integer', min: 0, max: MAX, infinity: true }),
+});
+export const TRANSACTION_OPTIONS = Object.freeze({ durability, retries: integer(0, 1000) });
+
+/**
+ * Checks that `value` is an integer in [min, max]; returns it.
+ * @param {unknown} value
+ * @param {string} what
+ * @param {number} min
+ * @param {number} max
+ * @returns {number}
+ */
+export function checkInteger(value, what, min, max) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${what} must be an integer from ${min} to ${max}, not ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Checks an options object against `spec`: undefined is no options; anything but a plain object
+ * is refused, and so is an unknown name or a bad value. Returns the object (or {}).
+ * @template {object} T
+ * @param {T | undefined} options
+ * @param {Spec} spec
+ * @param {string} what  the call, for messages ("open", "scan", ...)
+ * @returns {T}
+ */
+export function checkOptions(options, spec, what) {
+  if (options === undefined) return /** @type {T} */ ({});
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid(`${what}: options must be an object, not ${describe(options)}`);
+  }
+  for (const [name, value] of Object.entries(options)) {
+    const rule = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (rule === undefined) {
+      throw invalid(`${what}: unknown option ${JSON.stringify(name)} (known: ` +
+        `${Object.keys(spec).join(', ')})`);
+    }
+    if (value === undefined) continue;
+    const problem = checkRule(rule, value);
+    if (problem) throw invalid(`${what}: option ${name} must be ${problem}, not ${describe(value)}`);
+  }
+  return options;
+}
+
+/**
+ * @param {Rule} rule
+ * @param {unknown} value
+ * @returns {string | null} what the value must be, when it is not
+ */
+function checkRule(rule, value) {
+  switch (rule.kind) {
+    case 'integer': {
+      if (rule.infinity && value === Infinity) return null;
+      const ok = typeof value === 'number' && Number.isInteger(value) && value >= rule.min &&
+        value <= rule.max;
+      return ok ? null : `an integer from ${rule.min} to ${rule.max}` +
+        (rule.infinity ? ' (or Infinity)' : '');
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'true or false';
+    case 'enum':
+      return typeof value === 'string' && rule.values.includes(value) ? null
+        : rule.values.map((v) => `'${v}'`).join(' or ');
+    case 'custom':
+      return rule.check(value);
+    default:
+      return 'valid';
+  }
+}
+
+/**
+ * A short description of a value for messages.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ||
+      value === undefined) {
+    return String(value);
+  }
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function';
+  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
+}
