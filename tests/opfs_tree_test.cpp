@@ -43,7 +43,7 @@ struct World {
   void run_background(size_t steps) {
     for (size_t i = 0; i < steps; ++i) {
       top_up();
-      if (platform->worker_executor()->run_pending(1) == 0) break;
+      if (platform->queue_executor()->run_pending(1) == 0) break;
     }
     top_up();
   }
@@ -197,7 +197,7 @@ TEST_CASE("a pool that runs out of slots fails with a clear Quota error, data in
       tx.set_durability(Durability::Immediate);
       failure = tx.commit().wait();
       if (failure.ok()) durable = i + 1;
-      if (failure.ok()) w.platform->worker_executor()->run_pending(16);
+      if (failure.ok()) w.platform->queue_executor()->run_pending(16);
     }
     (void)tree.close();
   }

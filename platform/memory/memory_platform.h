@@ -48,8 +48,8 @@
 #include <vector>
 
 #include "platform/memory/fake_clock.h"
-#include "platform/memory/queue_executor.h"
 #include "skv/platform.h"
+#include "skv/queue_executor.h"
 #include "skv/status.h"
 
 namespace skv {
