@@ -1,4 +1,4 @@
-// skv-test-modules: util opfs
+// skv-test-modules: util opfs fake_slots
 // The OPFS slot pool over a fake handle table: slot headers, the error mapping, buffered I/O,
 // names and pointer records, recovery (duplicates, damaged headers, torn copies), the reserve,
 // crash semantics (a seeded model check) and the platform around it.
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "platform/opfs/fake_slot_handles.h"
 #include "platform/opfs/opfs_error.h"
 #include "platform/opfs/opfs_platform.h"
 #include "platform/opfs/opfs_storage.h"
 #include "platform/opfs/slot_header.h"
+#include "support/fake_slots/fake_slot_handles.h"
 
 using namespace skv;
 using Op = FakeSlotDisk::Op;

@@ -1,4 +1,4 @@
-// skv-test-modules: util wal memtable sstable version engine memory opfs
+// skv-test-modules: util wal memtable sstable version engine memory opfs fake_slots
 // The whole engine on the OPFS slot pool, over the fake handle table: writes, flushes,
 // compactions and reopening; simulated power failures and killed workers (every Immediate commit
 // survives, the visible commits are a prefix); pool exhaustion as a clear Quota error; a damaged
@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "platform/opfs/fake_slot_handles.h"
 #include "platform/opfs/opfs_platform.h"
+#include "support/fake_slots/fake_slot_handles.h"
 #include "support/tree_fixture.h"
 
 using namespace skv;
