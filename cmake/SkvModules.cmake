@@ -5,8 +5,9 @@
 # to its own folders and to the folders of the modules it depends on (transitively), and nothing
 # else. Beside it, only the public headers (core/include) are on its include path. A module that
 # includes a header of a module it does not depend on fails to compile. Link names: a folder
-# core/src/<x> is reached as "<x>/..." ("util/coding.h"); any other folder by its path from the
-# repository root ("platform/posix/posix_error.h").
+# core/src/<x> is reached as "<x>/..." ("util/coding.h"), a folder tests/<x> as "<x>/..." (the way
+# the tests include their helpers: "support/fake_slots/fake_slot_handles.h"); any other folder by
+# its path from the repository root ("platform/posix/posix_error.h").
 
 set(SKV_CORE_MODULES "" CACHE INTERNAL "")
 set(SKV_INCLUDE_ROOTS "${CMAKE_BINARY_DIR}/skv_include")
@@ -72,7 +73,7 @@ function(skv_include_root out root)
       continue()
     endif()
     list(APPEND linked "${f}")
-    string(REGEX REPLACE "^core/src/" "" link "${f}")
+    string(REGEX REPLACE "^(core/src|tests)/" "" link "${f}")
     get_filename_component(parent "${dir}/${link}" DIRECTORY)
     file(MAKE_DIRECTORY "${parent}")
     file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${f}" "${dir}/${link}" SYMBOLIC)

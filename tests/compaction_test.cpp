@@ -1,4 +1,4 @@
-// skv-test-modules: util wal sstable memtable version memory
+// skv-test-modules: util wal sstable memtable version memory fault
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "format/internal_key.h"
 #include "iterator/merging_iterator.h"
 #include "memtable/memtable.h"
+#include "platform/fault/fault_platform.h"
 #include "platform/memory/memory_platform.h"
 #include "version/table_cache.h"
 #include "version/version_set.h"
@@ -67,7 +68,7 @@ RawEntries scan_raw(InternalIterator* it) {
 }
 
 struct Fixture {
-  MemoryPlatform platform;
+  FaultPlatform platform{std::make_shared<MemoryPlatform>()};
   Options options;
   std::unique_ptr<Storage> storage;
   std::unique_ptr<BlockCache> cache;

@@ -1,4 +1,4 @@
-// skv-test-modules: util opfs
+// skv-test-modules: util opfs fake_slots
 // The OPFS slot pool over a fake handle table: slot headers, the error mapping, buffered I/O,
 // names and pointer records, recovery (duplicates, damaged headers, torn copies), the reserve,
 // crash semantics (a seeded model check) and the platform around it.
@@ -11,12 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "platform/opfs/fake_slot_handles.h"
 #include "platform/opfs/opfs_error.h"
 #include "platform/opfs/opfs_platform.h"
 #include "platform/opfs/opfs_storage.h"
 #include "platform/opfs/slot_header.h"
-#include "platform/opfs/worker_executor.h"
+#include "support/fake_slots/fake_slot_handles.h"
 
 using namespace skv;
 using Op = FakeSlotDisk::Op;
@@ -683,7 +682,7 @@ TEST_CASE("OpfsPlatform: one open per database, factory errors pass through", "[
         if (name != "db" && !create) return Status::not_found("opfs:" + name + ": no database");
         return disk->handles();
       });
-  REQUIRE(platform->worker_executor() != nullptr);
+  REQUIRE(platform->queue_executor() != nullptr);
   CHECK(platform->storage("db") == nullptr);
   auto s = platform->open_storage("db", StorageOptions{});
   REQUIRE(s.ok());
@@ -709,21 +708,4 @@ TEST_CASE("OpfsPlatform: one open per database, factory errors pass through", "[
   }
   CHECK(platform->open_storage("db", existing).ok());
   CHECK(platform->clock().now_nanos() > 0);
-}
-
-TEST_CASE("WorkerExecutor runs queued tasks in order, in bounded steps", "[opfs][executor]") {
-  WorkerExecutor ex;
-  std::vector<int> ran;
-  ex.schedule([&] {
-    ran.push_back(1);
-    ex.schedule([&] { ran.push_back(3); });
-  });
-  ex.schedule([&] { ran.push_back(2); });
-  CHECK_FALSE(ex.concurrent());
-  CHECK(ex.pending() == 2);
-  CHECK(ex.run_pending(1) == 1);
-  CHECK(ran == std::vector<int>{1});
-  CHECK(ex.run_pending(10) == 2);
-  CHECK(ran == std::vector<int>{1, 2, 3});
-  CHECK(ex.run_pending(10) == 0);
 }

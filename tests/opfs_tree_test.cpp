@@ -1,4 +1,4 @@
-// skv-test-modules: util wal memtable sstable version engine memory opfs
+// skv-test-modules: util wal memtable sstable version engine memory opfs fake_slots
 // The whole engine on the OPFS slot pool, over the fake handle table: writes, flushes,
 // compactions and reopening; simulated power failures and killed workers (every Immediate commit
 // survives, the visible commits are a prefix); pool exhaustion as a clear Quota error; a damaged
@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "platform/opfs/fake_slot_handles.h"
 #include "platform/opfs/opfs_platform.h"
+#include "support/fake_slots/fake_slot_handles.h"
 #include "support/tree_fixture.h"
 
 using namespace skv;
@@ -43,7 +43,7 @@ struct World {
   void run_background(size_t steps) {
     for (size_t i = 0; i < steps; ++i) {
       top_up();
-      if (platform->worker_executor()->run_pending(1) == 0) break;
+      if (platform->queue_executor()->run_pending(1) == 0) break;
     }
     top_up();
   }
@@ -197,7 +197,7 @@ TEST_CASE("a pool that runs out of slots fails with a clear Quota error, data in
       tx.set_durability(Durability::Immediate);
       failure = tx.commit().wait();
       if (failure.ok()) durable = i + 1;
-      if (failure.ok()) w.platform->worker_executor()->run_pending(16);
+      if (failure.ok()) w.platform->queue_executor()->run_pending(16);
     }
     (void)tree.close();
   }

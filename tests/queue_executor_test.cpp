@@ -1,11 +1,11 @@
-// skv-test-modules: util memory
+// skv-test-modules: util
 #include <catch2/catch.hpp>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "platform/memory/queue_executor.h"
+#include "skv/queue_executor.h"
 
 using namespace skv;
 

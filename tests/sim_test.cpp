@@ -1,4 +1,4 @@
-// skv-test-modules: util wal memtable sstable version engine memory
+// skv-test-modules: util wal memtable sstable version engine memory fault
 // The deterministic simulation (tools/sim/) at unit-test scale: a few seeds of a few hundred
 // operations each must run without any divergence from the model, a seed must replay exactly,
 // and the model's own rules (conflicts, read-your-writes, crash prefixes) are checked directly.
@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "platform/fault/fault_platform.h"
 #include "support/tree_fixture.h"
 #include "tools/sim/sim.h"
 
@@ -133,7 +134,8 @@ TEST_CASE("sim model: a recovery must be a prefix of the commit order", "[sim]")
 // fails with "record cut short ... not the newest".
 TEST_CASE("recovered WAL bytes are made durable before new commits depend on them",
           "[sim][crash]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto m = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(m);
   TreeBuilder b = small_tree(p).with_memtable_size(1 << 20);
   {
     Tree tree = open_or_fail(b);
@@ -155,7 +157,7 @@ TEST_CASE("recovered WAL bytes are made durable before new commits depend on the
     require_ok(tx.set("b", "2"));
     tx.set_durability(Durability::Immediate);
     require_ok(tx.commit().wait());  // acknowledged durable, written after reading a=1
-    p->crash(1, false);
+    m->crash(1, false);
     (void)tree.close();
   }
   Result<Tree> t = b.build();
@@ -170,7 +172,8 @@ TEST_CASE("recovered WAL bytes are made durable before new commits depend on the
 // the cut; the next open finds a clean segment, starts a new one, and a power failure brings the
 // torn tail back in a segment that is no longer the newest, so the database no longer opens.
 TEST_CASE("a WAL tail cut by a failed recovery stays cut", "[sim][crash]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto m = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(m);
   TreeBuilder b = small_tree(p).with_memtable_size(1 << 20);
   std::string wal;
   {
@@ -183,7 +186,7 @@ TEST_CASE("a WAL tail cut by a failed recovery stays cut", "[sim][crash]") {
     }
     require_ok(tree.close());
   }
-  Result<std::vector<MemoryFileInfo>> files = p->list_files("db");
+  Result<std::vector<MemoryFileInfo>> files = m->list_files("db");
   REQUIRE(files.ok());
   uint64_t size = 0;
   for (const MemoryFileInfo& f : *files) {
@@ -193,7 +196,7 @@ TEST_CASE("a WAL tail cut by a failed recovery stays cut", "[sim][crash]") {
     }
   }
   REQUIRE(size > 10);
-  require_ok(p->truncate_file("db", wal, size - 5));  // the last record is torn, durably
+  require_ok(m->truncate_file("db", wal, size - 5));  // the last record is torn, durably
   FaultPolicy sync_fails;
   sync_fails.rules.push_back(FaultRule::every_call(FaultOp::Sync));
   sync_fails.rules.back().target_contains = ".wal";
@@ -206,7 +209,7 @@ TEST_CASE("a WAL tail cut by a failed recovery stays cut", "[sim][crash]") {
     require_ok(tx.set("later", "v"));
     tx.set_durability(Durability::Immediate);
     require_ok(tx.commit().wait());
-    p->crash(1, false);
+    m->crash(1, false);
     (void)tree.close();
   }
   Result<Tree> t = b.build();
@@ -224,7 +227,8 @@ TEST_CASE("a WAL tail cut by a failed recovery stays cut", "[sim][crash]") {
 // waiters, so the flush future never completes (natively, flush().wait() and compact_all()
 // block forever).
 TEST_CASE("a flush waiting behind a failing compaction completes with the error", "[sim][errors]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto m = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(m);
   Tree tree = open_or_fail(small_tree(p).with_memtable_size(4096).with_l0_compaction_trigger(2));
   // Each commit fills the memtable, so the next one freezes it and queues a flush; running one
   // task at a time leaves the compaction the second flush schedules in the queue.
@@ -232,16 +236,16 @@ TEST_CASE("a flush waiting behind a failing compaction completes with the error"
     Transaction tx = begin_or_fail(tree);
     require_ok(tx.set("k" + std::to_string(i), std::string(5000, 'v')));
     require_ok(tx.commit().wait());
-    if (i > 0) REQUIRE(p->queue_executor()->run_pending(1) == 1);
+    if (i > 0) REQUIRE(m->queue_executor()->run_pending(1) == 1);
   }
   REQUIRE(tree.stats().files_per_level[0] == 2);
-  REQUIRE(p->queue_executor()->pending() == 1);  // the L0 compaction
+  REQUIRE(m->queue_executor()->pending() == 1);  // the L0 compaction
   FaultPolicy manifest_sync_fails;
   manifest_sync_fails.rules.push_back(FaultRule::every_call(FaultOp::Sync));
   manifest_sync_fails.rules.back().target_contains = "MANIFEST";
   p->set_fault_policy(manifest_sync_fails);
   Future<Status> f = tree.flush();  // runs the queue: the compaction fails, then the flush task
-  p->queue_executor()->run_all(1000);
+  m->queue_executor()->run_all(1000);
   REQUIRE(f.ready());
   CHECK_FALSE(f.get().ok());
   p->clear_faults();

@@ -1,11 +1,12 @@
-// skv-test-modules: util wal memtable sstable version engine memory
-// Injected I/O faults on the in-memory platform: a failed WAL write or sync, a failed flush or
-// compaction, failed reads and a full quota. Each surfaces as an error with its cause, writes
-// stop with a sticky error where the tree can no longer promise durability, reads never return
-// wrong data, and the database reopens cleanly once the fault is gone.
+// skv-test-modules: util wal memtable sstable version engine memory fault
+// Injected I/O faults (a FaultPlatform over the in-memory platform): a failed WAL write or sync,
+// a failed flush or compaction, failed reads and a full quota. Each surfaces as an error with its
+// cause, writes stop with a sticky error where the tree can no longer promise durability, reads
+// never return wrong data, and the database reopens cleanly once the fault is gone.
 
 #include <string>
 
+#include "platform/fault/fault_platform.h"
 #include "support/tree_fixture.h"
 
 using namespace skv;
@@ -25,7 +26,7 @@ Status commit_one(const Tree& tree, const std::string& k, Durability d = Durabil
 }  // namespace
 
 TEST_CASE("a failed WAL sync fails the commit and later writes, reopen recovers", "[tree][fault]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(std::make_shared<MemoryPlatform>());
   {
     Tree tree = open_or_fail(small_tree(p));
     require_ok(commit_one(tree, "before"));
@@ -55,7 +56,8 @@ TEST_CASE("a failed WAL sync fails the commit and later writes, reopen recovers"
 
 TEST_CASE("a failed WAL sync is never retried: close does not sync it and a crash loses it",
           "[tree][fault]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto memory = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(memory);
   {
     Tree tree = open_or_fail(small_tree(p));
     require_ok(commit_one(tree, "before"));
@@ -66,6 +68,7 @@ TEST_CASE("a failed WAL sync is never retried: close does not sync it and a cras
     CHECK(commit_one(tree, "failed").code() == Code::IO);
     p->clear_faults();
     const uint64_t syncs = p->call_count(FaultOp::Sync);
+    const uint64_t wal_syncs = p->call_count(FaultOp::Sync, ".wal");
     CHECK(commit_one(tree, "later").code() == Code::IO);
     CHECK(tree.flush().wait().code() == Code::IO);
     // The WAL's unsynced tail ("eventual", "failed") is of unknown fate: close reports that
@@ -75,9 +78,10 @@ TEST_CASE("a failed WAL sync is never retried: close does not sync it and a cras
     CHECK(closed.code() == Code::IO);
     CHECK(closed.message().find("write-ahead log") != std::string::npos);
     CHECK(p->call_count(FaultOp::Sync) == syncs);
+    CHECK(p->call_count(FaultOp::Sync, ".wal") == wal_syncs);
     CHECK(tree.close().ok());  // idempotent
   }
-  p->crash(7, /*tear=*/false);
+  memory->crash(7, /*tear=*/false);
   Tree tree = open_or_fail(small_tree(p));
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
   CHECK(get_or_fail(r, "before") == "v-before");
@@ -88,7 +92,7 @@ TEST_CASE("a failed WAL sync is never retried: close does not sync it and a cras
 
 TEST_CASE("a failed flush is sticky and names its cause - reopen recovers from the WAL",
           "[tree][fault]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(std::make_shared<MemoryPlatform>());
   Model model;
   {
     Tree tree = open_or_fail(small_tree(p));
@@ -112,7 +116,7 @@ TEST_CASE("a failed flush is sticky and names its cause - reopen recovers from t
 }
 
 TEST_CASE("failed reads are errors, never wrong data", "[tree][fault]") {
-  auto p = std::make_shared<MemoryPlatform>();
+  auto p = std::make_shared<FaultPlatform>(std::make_shared<MemoryPlatform>());
   Tree tree = open_or_fail(small_tree(p).with_block_cache_capacity(0));
   Model model;
   for (int i = 0; i < 300; ++i) {

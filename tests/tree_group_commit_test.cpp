@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "skv/platform_wrapper.h"
 #include "support/tree_fixture.h"
 
 using namespace skv;
@@ -51,81 +52,54 @@ class Gate {
   int waiting_ = 0;
 };
 
-class GatedLogFile final : public LogFile {
+class GatedLogFile final : public LogFileWrapper {
  public:
-  GatedLogFile(std::unique_ptr<LogFile> f, Gate* g) : f_(std::move(f)), gate_(g) {}
-  const std::string& name() const override { return f_->name(); }
-  Status append(std::string_view d) override { return f_->append(d); }
+  GatedLogFile(std::unique_ptr<LogFile> f, Gate* g) : LogFileWrapper(std::move(f)), gate_(g) {}
   Status sync() override {
     gate_->pass();
-    return f_->sync();
+    return LogFileWrapper::sync();
   }
-  uint64_t size() const override { return f_->size(); }
-  Status read_at(uint64_t o, size_t n, char* s, std::string_view* r) const override {
-    return f_->read_at(o, n, s, r);
-  }
-  Status truncate(uint64_t size) override { return f_->truncate(size); }
-  Status close() override { return f_->close(); }
 
  private:
-  std::unique_ptr<LogFile> f_;
   Gate* gate_;
 };
 
-class GatedLogStore final : public LogStore {
+class GatedLogStore final : public LogStoreWrapper {
  public:
-  GatedLogStore(LogStore* s, Gate* g) : s_(s), gate_(g) {}
-  Result<std::unique_ptr<LogFile>> create(const std::string& name) override {
-    return wrap(s_->create(name), name);
-  }
-  Result<std::unique_ptr<LogFile>> open(const std::string& name) override {
-    return wrap(s_->open(name), name);
-  }
-  Status remove(const std::string& name) override { return s_->remove(name); }
-  Result<std::vector<std::string>> list() override { return s_->list(); }
+  GatedLogStore(LogStore* s, Gate* g) : LogStoreWrapper(s), gate_(g) {}
 
- private:
+ protected:
   // Only WAL segments are gated; the manifest syncs freely.
-  Result<std::unique_ptr<LogFile>> wrap(Result<std::unique_ptr<LogFile>> r,
-                                        const std::string& name) {
-    if (!r.ok() || name.find(".wal") == std::string::npos) return r;
-    return std::unique_ptr<LogFile>(std::make_unique<GatedLogFile>(std::move(*r), gate_));
+  std::unique_ptr<LogFile> wrap_file(const std::string& name, std::unique_ptr<LogFile> f) override {
+    if (name.find(".wal") == std::string::npos) return f;
+    return std::make_unique<GatedLogFile>(std::move(f), gate_);
   }
-  LogStore* s_;
+
+ private:
   Gate* gate_;
 };
 
-class GatedStorage final : public Storage {
+class GatedStorage final : public StorageWrapper {
  public:
-  GatedStorage(std::unique_ptr<Storage> s, Gate* g) : s_(std::move(s)), logs_(&s_->logs(), g) {}
-  const std::string& location() const override { return s_->location(); }
+  GatedStorage(std::unique_ptr<Storage> s, Gate* g)
+      : StorageWrapper(std::move(s)), logs_(&target().logs(), g) {}
   LogStore& logs() override { return logs_; }
-  ObjectStore& objects() override { return s_->objects(); }
-  Status sync_dir() override { return s_->sync_dir(); }
-  Status write_pointer(const std::string& n, std::string_view c) override {
-    return s_->write_pointer(n, c);
-  }
-  Result<std::string> read_pointer(const std::string& n) override { return s_->read_pointer(n); }
 
  private:
-  std::unique_ptr<Storage> s_;
   GatedLogStore logs_;
 };
 
-class GatedPlatform final : public Platform {
+class GatedPlatform final : public PlatformWrapper {
  public:
-  Result<std::unique_ptr<Storage>> open_storage(const std::string& path,
-                                                const StorageOptions& options) override {
-    Result<std::unique_ptr<Storage>> r = mem_.open_storage(path, options);
-    if (!r.ok()) return r;
-    return std::unique_ptr<Storage>(std::make_unique<GatedStorage>(std::move(*r), &gate_));
-  }
-  Clock& clock() override { return mem_.clock(); }
-  Executor& executor() override { return mem_.executor(); }
+  GatedPlatform() : PlatformWrapper(std::make_shared<MemoryPlatform>()) {}
   Gate& gate() { return gate_; }
 
+ protected:
+  std::unique_ptr<Storage> wrap_storage(std::unique_ptr<Storage> s) override {
+    return std::make_unique<GatedStorage>(std::move(s), &gate_);
+  }
+
  private:
-  MemoryPlatform mem_;
   Gate gate_;
 };
 

@@ -1,4 +1,4 @@
-// skv-test-modules: util wal sstable memtable version memory
+// skv-test-modules: util wal sstable memtable version memory fault
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "cache/block_cache.h"
 #include "format/file_names.h"
 #include "format/internal_key.h"
+#include "platform/fault/fault_platform.h"
 #include "platform/memory/memory_platform.h"
 #include "version/table_cache.h"
 #include "version/version_set.h"
@@ -25,7 +26,9 @@ const std::string kPath = "vs";
 // A database on the memory platform with a version set over it. Tables are stand-in objects: the
 // version set only checks that they exist.
 struct Db {
-  MemoryPlatform platform;
+  std::shared_ptr<MemoryPlatform> memory = std::make_shared<MemoryPlatform>();
+  MemoryPlatform& platform = *memory;
+  FaultPlatform faults{memory};  // the storage is opened through it
   Options options;
   std::unique_ptr<Storage> storage;
   std::unique_ptr<TableCache> tables;
@@ -40,7 +43,7 @@ struct Db {
     vset.reset();
     tables.reset();
     storage.reset();
-    auto s = platform.open_storage(kPath, StorageOptions{});
+    auto s = faults.open_storage(kPath, StorageOptions{});
     REQUIRE(s.ok());
     storage = std::move(*s);
     tables = std::make_unique<TableCache>(storage.get(), nullptr, 16);
@@ -388,13 +391,13 @@ TEST_CASE("a failed manifest write leaves the version unchanged and the next edi
   const std::string before = shape(*db.vset->current());
 
   FileMetaData b = db.new_table("c", "d", 2, 2);
-  db.platform.set_fault_policy(FaultPolicy{{FaultRule::nth_call(FaultOp::Sync, 1)}, 0});
+  db.faults.set_fault_policy(FaultPolicy{{FaultRule::nth_call(FaultOp::Sync, 1)}, 0});
   VersionEdit e2;
   e2.add_file(0, b);
   Status s = db.vset->log_and_apply(&e2);
   REQUIRE(s.is_io_error());
   REQUIRE(shape(*db.vset->current()) == before);
-  db.platform.clear_faults();
+  db.faults.clear_faults();
 
   const uint64_t old_manifest = db.vset->manifest_file_number();
   VersionEdit e3;

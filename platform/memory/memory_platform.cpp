@@ -72,14 +72,14 @@ Status edit_bytes(MemoryDatabase& db, const std::string& name, uint64_t offset, 
 
 }  // namespace
 
-MemoryPlatform::MemoryPlatform() : faults_(std::make_shared<MemoryFaultInjector>()) {
+MemoryPlatform::MemoryPlatform() {
   auto queue = std::make_shared<QueueExecutor>();
   queue_executor_ = queue.get();
   executor_ = std::move(queue);
 }
 
 MemoryPlatform::MemoryPlatform(std::shared_ptr<Executor> executor)
-    : executor_(std::move(executor)), faults_(std::make_shared<MemoryFaultInjector>()) {}
+    : executor_(std::move(executor)) {}
 
 MemoryPlatform::~MemoryPlatform() = default;
 
@@ -115,7 +115,7 @@ Result<std::unique_ptr<Storage>> MemoryPlatform::open_storage(const std::string&
   uint64_t token = next_token_++;
   db->lock_token = token;
   // Built under the locks, so a concurrent crash() cannot slip between the lock and the handle.
-  return make_memory_storage(db, faults_, token);
+  return make_memory_storage(db, token);
 }
 
 void MemoryPlatform::crash(uint64_t seed, bool tear) {
@@ -147,16 +147,6 @@ void MemoryPlatform::crash(uint64_t seed, bool tear) {
     db->used = used;
   }
 }
-
-void MemoryPlatform::set_fault_policy(FaultPolicy policy) {
-  faults_->set_policy(std::move(policy));
-}
-
-void MemoryPlatform::clear_faults() { faults_->set_policy(FaultPolicy{}); }
-
-uint64_t MemoryPlatform::faults_injected() const { return faults_->injected(); }
-
-uint64_t MemoryPlatform::call_count(FaultOp op) const { return faults_->calls(op); }
 
 void MemoryPlatform::set_quota(const std::string& path, uint64_t bytes) {
   std::string p = normalize_path(path);

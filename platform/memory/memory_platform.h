@@ -1,6 +1,8 @@
 // MemoryPlatform: a whole platform held in memory, for tests, deterministic simulation and
 // in-memory trees. It models durability precisely enough to test crash consistency without
-// killing processes, and it injects faults on demand.
+// killing processes. It fails calls only for reasons of its own (a handle a crash invalidated, a
+// quota); to fail chosen calls, wrap it (or any platform) in a FaultPlatform
+// (platform/fault/fault_platform.h).
 //
 // Databases are keyed by path and live as long as the MemoryPlatform object: a Storage may be
 // destroyed and the same path opened again to see its files. Opening a path whose Storage still
@@ -26,9 +28,8 @@
 // live apart from files and are never listed. Both stores share one namespace per database.
 // ObjectStore::open() of an object whose writer has not finished fails with InvalidArgument.
 //
-// Faults: set_fault_policy() makes chosen calls fail (see FaultRule), deterministically for a
-// given sequence of calls. A byte quota per database makes appends and pointer writes that would
-// exceed it fail with Code::Quota, leaving the file unchanged.
+// Quotas: a byte quota per database makes appends and pointer writes that would exceed it fail
+// with Code::Quota, leaving the file unchanged.
 //
 // Messages name the file as "mem:<path>/<name>: ...".
 //
@@ -48,68 +49,11 @@
 #include <vector>
 
 #include "platform/memory/fake_clock.h"
-#include "platform/memory/queue_executor.h"
 #include "skv/platform.h"
+#include "skv/queue_executor.h"
 #include "skv/status.h"
 
 namespace skv {
-
-// The kinds of call a fault can target.
-enum class FaultOp : uint8_t {
-  Read,          // LogFile::read_at, ObjectReader::read_at, Storage::read_pointer
-  Write,         // LogFile::append, LogFile::truncate, ObjectWriter::append
-  Sync,          // LogFile::sync, ObjectWriter::finish
-  Create,        // LogStore::create, ObjectStore::create
-  Open,          // LogStore::open, ObjectStore::open
-  Remove,        // LogStore::remove, ObjectStore::remove
-  List,          // LogStore::list, ObjectStore::list
-  PointerWrite,  // Storage::write_pointer
-  SyncDir,       // Storage::sync_dir
-};
-constexpr size_t kFaultOpCount = 9;
-
-// "read", "write", "sync", "create", "open", "remove", "list", "pointer_write", "sync_dir".
-const char* fault_op_name(FaultOp op);
-
-// One rule of a FaultPolicy. A rule counts the calls it matches (its op, and a target containing
-// `target_contains`), starting from 1 when the policy is set. Call number k fails when k >= nth,
-// fewer than `times` calls failed through this rule so far, and (if one_in > 0) a draw from the
-// policy's seeded generator hits 1 in one_in. A failed call changes nothing.
-struct FaultRule {
-  static constexpr uint64_t kForever = UINT64_MAX;
-
-  FaultOp op = FaultOp::Write;
-  uint64_t nth = 1;
-  uint64_t times = 1;
-  uint64_t one_in = 0;
-  Code code = Code::IO;
-  // Matched against "<path>/<name>" ("<path>" for sync_dir and list); empty matches everything.
-  std::string target_contains;
-
-  // Fails the nth matching call only.
-  static FaultRule nth_call(FaultOp op, uint64_t n, Code code = Code::IO) {
-    FaultRule r;
-    r.op = op;
-    r.nth = n;
-    r.code = code;
-    return r;
-  }
-  // Fails every matching call.
-  static FaultRule every_call(FaultOp op, Code code = Code::IO) {
-    FaultRule r;
-    r.op = op;
-    r.times = kForever;
-    r.code = code;
-    return r;
-  }
-};
-
-// Which calls fail. The first rule (in order) that fires decides the error; every rule counts
-// every call it matches.
-struct FaultPolicy {
-  std::vector<FaultRule> rules;
-  uint64_t seed = 0;  // drives rules with one_in > 0
-};
 
 // One file of a database, as the tests see it.
 struct MemoryFileInfo {
@@ -123,8 +67,7 @@ struct MemoryFileInfo {
   bool finished = true;    // objects: finish() was called
 };
 
-class MemoryFaultInjector;  // internal
-struct MemoryDatabase;      // internal
+struct MemoryDatabase;  // internal
 
 class MemoryPlatform final : public Platform {
  public:
@@ -160,14 +103,6 @@ class MemoryPlatform final : public Platform {
   // holding its surviving bytes, as a file on disk would.
   void crash(uint64_t seed, bool tear);
 
-  // Replaces the fault policy and restarts its call counts. clear_faults() removes every rule.
-  void set_fault_policy(FaultPolicy policy);
-  void clear_faults();
-  // Faults injected since construction.
-  uint64_t faults_injected() const;
-  // Calls of kind `op` made since construction (failed ones included).
-  uint64_t call_count(FaultOp op) const;
-
   // Caps the bytes (files plus pointer records) of the database at `path`, existing or future.
   // kNoQuota removes the cap. Bytes already stored beyond a new cap stay.
   void set_quota(const std::string& path, uint64_t bytes);
@@ -201,7 +136,6 @@ class MemoryPlatform final : public Platform {
   FakeClock clock_;
   std::shared_ptr<Executor> executor_;
   QueueExecutor* queue_executor_ = nullptr;
-  std::shared_ptr<MemoryFaultInjector> faults_;
 
   mutable std::mutex mu_;  // guards the two maps and next_token_
   std::map<std::string, std::shared_ptr<MemoryDatabase>> dbs_;

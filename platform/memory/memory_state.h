@@ -1,10 +1,9 @@
 // The state behind MemoryPlatform (internal to platform/memory): one MemoryDatabase per path,
-// MemoryFile contents, the fault injector, and the factory of Storage objects.
+// MemoryFile contents, and the factory of Storage objects.
 //
-// Locking: MemoryPlatform::mu_ before MemoryDatabase::mu before MemoryFile::mu; the fault
-// injector's mutex is a leaf, never held while taking another. Everything that changes a
-// namespace, a lock, a quota or the byte count holds the database mutex; reads of file bytes hold
-// only the file mutex.
+// Locking: MemoryPlatform::mu_ before MemoryDatabase::mu before MemoryFile::mu. Everything that
+// changes a namespace, a lock, a quota or the byte count holds the database mutex; reads of file
+// bytes hold only the file mutex.
 
 #ifndef SKV_PLATFORM_MEMORY_MEMORY_STATE_H_
 #define SKV_PLATFORM_MEMORY_MEMORY_STATE_H_
@@ -73,26 +72,6 @@ struct MemoryDatabase {
   }
 };
 
-class MemoryFaultInjector {
- public:
-  // Counts the call and returns the injected error, or OK. `name` is empty for calls that name
-  // no file (sync_dir, list).
-  Status check(FaultOp op, const MemoryDatabase& db, std::string_view name);
-
-  void set_policy(FaultPolicy policy);
-  uint64_t injected() const;
-  uint64_t calls(FaultOp op) const;
-
- private:
-  mutable std::mutex mu_;
-  FaultPolicy policy_;
-  std::vector<uint64_t> seen_;   // per rule: matching calls since set_policy
-  std::vector<uint64_t> fired_;  // per rule: faults injected
-  uint64_t rng_ = 0;
-  std::array<uint64_t, kFaultOpCount> calls_{};
-  uint64_t injected_ = 0;
-};
-
 // splitmix64: a small, fully specified generator, so seeded runs replay on every platform.
 inline uint64_t memory_next_random(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -106,9 +85,7 @@ bool memory_is_object_name(std::string_view name);
 bool memory_is_log_name(std::string_view name);
 
 // A Storage over `db` holding the lock `token`; it releases the lock when destroyed.
-std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db,
-                                             std::shared_ptr<MemoryFaultInjector> faults,
-                                             uint64_t token);
+std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token);
 
 }  // namespace skv
 

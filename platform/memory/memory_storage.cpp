@@ -13,11 +13,10 @@ namespace skv {
 
 namespace {
 
-// What every handle of one Storage shares: the database, the fault injector and the generation
-// the handle belongs to (a crash bumps the database's generation and orphans the handle).
+// What every handle of one Storage shares: the database and the generation the handle belongs
+// to (a crash bumps the database's generation and orphans the handle).
 struct Context {
   std::shared_ptr<MemoryDatabase> db;
-  std::shared_ptr<MemoryFaultInjector> faults;
   uint64_t generation = 0;
 
   bool alive() const { return db->generation.load(std::memory_order_acquire) == generation; }
@@ -29,10 +28,10 @@ struct Context {
     return Status::io_error(label(name) +
                             ": handle invalidated by a simulated crash or a removed database");
   }
-  // The checks every call starts with: a stale handle fails, then an injected fault may.
-  Status enter(FaultOp op, std::string_view name) const {
+  // The check every call starts with: a stale handle fails.
+  Status enter(std::string_view name) const {
     if (!alive()) return stale(name);
-    return faults->check(op, *db, name);
+    return Status::OK();
   }
   // REQUIRES: db->mu held. Checks the quota for `extra` more bytes.
   Status reserve(std::string_view name, uint64_t extra) const {
@@ -75,7 +74,7 @@ class MemLogFile final : public LogFile {
 
   Status append(std::string_view data) override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Write, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
@@ -89,7 +88,7 @@ class MemLogFile final : public LogFile {
 
   Status sync() override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Sync, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     std::lock_guard<std::mutex> db_lock(ctx_.db->mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
     std::lock_guard<std::mutex> lock(file_->mu);
@@ -105,7 +104,7 @@ class MemLogFile final : public LogFile {
   Status read_at(uint64_t offset, size_t n, char* scratch,
                  std::string_view* result) const override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Read, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     std::lock_guard<std::mutex> lock(file_->mu);
     copy_out(file_->data, UINT64_MAX, offset, n, scratch, result);
     return Status::OK();
@@ -113,7 +112,7 @@ class MemLogFile final : public LogFile {
 
   Status truncate(uint64_t size) override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Write, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
@@ -160,7 +159,7 @@ class MemObjectWriter final : public ObjectWriter {
 
   Status append(std::string_view data) override {
     SKV_RETURN_IF_ERROR(check_writable());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Write, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
@@ -177,7 +176,7 @@ class MemObjectWriter final : public ObjectWriter {
 
   Status finish() override {
     SKV_RETURN_IF_ERROR(check_writable());
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Sync, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     std::lock_guard<std::mutex> db_lock(ctx_.db->mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
     std::lock_guard<std::mutex> lock(file_->mu);
@@ -224,7 +223,7 @@ class MemObjectReader final : public ObjectReader {
 
   Status read_at(uint64_t offset, size_t n, char* scratch,
                  std::string_view* result) const override {
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Read, name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
     std::lock_guard<std::mutex> lock(file_->mu);
     copy_out(file_->data, size_, offset, n, scratch, result);
     return Status::OK();
@@ -240,7 +239,7 @@ class MemObjectReader final : public ObjectReader {
 // Removal and listing are the same for both stores (they share one namespace).
 Status remove_file(const Context& ctx, const std::string& name) {
   SKV_RETURN_IF_ERROR(ctx.check_name(name));
-  SKV_RETURN_IF_ERROR(ctx.enter(FaultOp::Remove, name));
+  SKV_RETURN_IF_ERROR(ctx.enter(name));
   MemoryDatabase& db = *ctx.db;
   std::lock_guard<std::mutex> db_lock(db.mu);
   if (!ctx.alive()) return ctx.stale(name);
@@ -255,7 +254,7 @@ Status remove_file(const Context& ctx, const std::string& name) {
 }
 
 Result<std::vector<std::string>> list_files(const Context& ctx, bool objects) {
-  SKV_RETURN_IF_ERROR(ctx.enter(FaultOp::List, {}));
+  SKV_RETURN_IF_ERROR(ctx.enter({}));
   MemoryDatabase& db = *ctx.db;
   std::lock_guard<std::mutex> db_lock(db.mu);
   if (!ctx.alive()) return ctx.stale({});
@@ -272,7 +271,7 @@ class MemLogStore final : public LogStore {
 
   Result<std::unique_ptr<LogFile>> create(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Create, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -288,7 +287,7 @@ class MemLogStore final : public LogStore {
 
   Result<std::unique_ptr<LogFile>> open(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Open, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -310,7 +309,7 @@ class MemObjectStore final : public ObjectStore {
 
   Result<std::unique_ptr<ObjectWriter>> create(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Create, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -327,7 +326,7 @@ class MemObjectStore final : public ObjectStore {
 
   Result<std::unique_ptr<ObjectReader>> open(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Open, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -363,7 +362,7 @@ class MemStorage final : public Storage {
   ObjectStore& objects() override { return objects_; }
 
   Status sync_dir() override {
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::SyncDir, {}));
+    SKV_RETURN_IF_ERROR(ctx_.enter({}));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale({});
@@ -373,7 +372,7 @@ class MemStorage final : public Storage {
 
   Status write_pointer(const std::string& name, std::string_view contents) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::PointerWrite, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -388,7 +387,7 @@ class MemStorage final : public Storage {
 
   Result<std::string> read_pointer(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(FaultOp::Read, name));
+    SKV_RETURN_IF_ERROR(ctx_.enter(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -416,13 +415,10 @@ bool memory_is_log_name(std::string_view name) {
   return (name[0] >= '0' && name[0] <= '9') || name.substr(0, 9) == "MANIFEST-";
 }
 
-std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db,
-                                             std::shared_ptr<MemoryFaultInjector> faults,
-                                             uint64_t token) {
+std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token) {
   Context ctx;
   ctx.generation = db->generation.load(std::memory_order_acquire);
   ctx.db = std::move(db);
-  ctx.faults = std::move(faults);
   return std::make_unique<MemStorage>(std::move(ctx), token);
 }
 

@@ -27,8 +27,8 @@ OpfsPlatform::OpfsPlatform(SlotHandlesFactory factory, OpfsOptions options,
       clock_(std::move(clock)),
       registry_(std::make_shared<Registry>()) {
   if (executor_ == nullptr) {
-    auto own = std::make_shared<WorkerExecutor>();
-    worker_executor_ = own.get();
+    auto own = std::make_shared<QueueExecutor>();
+    queue_executor_ = own.get();
     executor_ = std::move(own);
   }
   if (clock_ == nullptr) clock_ = std::make_shared<SystemClock>();

@@ -1,6 +1,6 @@
 // OpfsPlatform: the Platform of the browser build. Each database is an OPFS slot pool
 // (opfs_storage.h); its handles are opened by the JS wrapper, asynchronously, before the tree
-// opens, and handed over by a factory. Background work runs on a WorkerExecutor (or the executor
+// opens, and handed over by a factory. Background work runs on a QueueExecutor (or the executor
 // given) that the wrapper drives between calls; the clock is the system clock unless one is given.
 //
 // open_storage(name, options) asks the factory for the handle table of `name` (the factory
@@ -27,8 +27,8 @@
 #include "platform/opfs/opfs_storage.h"
 #include "platform/opfs/slot_handles.h"
 #include "platform/opfs/slot_pool.h"
-#include "platform/opfs/worker_executor.h"
 #include "skv/platform.h"
+#include "skv/queue_executor.h"
 #include "skv/status.h"
 
 namespace skv {
@@ -39,7 +39,7 @@ using SlotHandlesFactory = std::function<Result<std::shared_ptr<SlotHandles>>(
 
 class OpfsPlatform final : public Platform {
  public:
-  // REQUIRES: factory is callable. A null executor means a WorkerExecutor of the platform's own;
+  // REQUIRES: factory is callable. A null executor means a QueueExecutor of the platform's own;
   // a null clock, the system clock.
   explicit OpfsPlatform(SlotHandlesFactory factory, OpfsOptions options = OpfsOptions(),
                         std::shared_ptr<Executor> executor = nullptr,
@@ -55,7 +55,7 @@ class OpfsPlatform final : public Platform {
   Executor& executor() override { return *executor_; }
 
   // The platform's own executor, or null when one was given.
-  WorkerExecutor* worker_executor() { return worker_executor_; }
+  QueueExecutor* queue_executor() { return queue_executor_; }
 
   // The open storage of database `name` (for the reserve calls between operations), or null.
   // The pointer is valid until that storage is destroyed (the tree closes).
@@ -70,7 +70,7 @@ class OpfsPlatform final : public Platform {
   const SlotHandlesFactory factory_;
   const OpfsOptions options_;
   std::shared_ptr<Executor> executor_;
-  WorkerExecutor* worker_executor_ = nullptr;
+  QueueExecutor* queue_executor_ = nullptr;
   std::shared_ptr<Clock> clock_;
   // Shared with every storage, which deregisters itself when destroyed (even after the
   // platform is gone).

@@ -1,7 +1,7 @@
 // SlotHandles: the synchronous file calls the OPFS platform needs, one table of pre-opened files
 // ("slots") per database. In the browser a small JavaScript shim implements it over
 // FileSystemSyncAccessHandle objects opened (asynchronously) before the database opens; natively a
-// fake implements it for tests (fake_slot_handles.h).
+// fake implements it for tests (tests/support/fake_slots/fake_slot_handles.h).
 //
 // Slots are numbered 0 .. slot_count() - 1. The shim may append slots at the end between calls
 // (the pool tops up its reserve that way); it never removes or reorders them while a database is

@@ -20,8 +20,8 @@
 #include "bench_util.h"
 #include "native/thread_pool_executor.h"
 #include "platform/memory/memory_platform.h"
-#include "platform/memory/queue_executor.h"
 #include "platform/posix/posix_platform.h"
+#include "skv/queue_executor.h"
 #include "skv/skv.h"
 
 namespace skv::microbench {

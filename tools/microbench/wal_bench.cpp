@@ -16,8 +16,8 @@
 #include "format/file_header.h"
 #include "format/file_names.h"
 #include "platform/memory/memory_platform.h"
-#include "platform/memory/queue_executor.h"
 #include "platform/posix/posix_platform.h"
+#include "skv/queue_executor.h"
 #include "wal/log_writer.h"
 #include "wal/write_batch.h"
 

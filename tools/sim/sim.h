@@ -126,7 +126,8 @@ inline void Simulation::final_check() {
 }
 
 inline SimResult Simulation::run() {
-  platform_ = std::make_shared<MemoryPlatform>();
+  memory_ = std::make_shared<MemoryPlatform>();
+  platform_ = std::make_shared<FaultPlatform>(memory_);
   note("seed %llu, %llu steps", static_cast<unsigned long long>(config_.seed),
        static_cast<unsigned long long>(config_.steps));
   choose_options();

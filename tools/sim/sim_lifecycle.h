@@ -51,7 +51,7 @@ inline void Simulation::reopen(bool crash) {
     const bool tear = rng_.one_in(2);
     note("crash (seed %llu, %s)", static_cast<unsigned long long>(seed),
          tear ? "torn writes" : "unsynced bytes dropped");
-    platform_->crash(seed, tear);
+    memory_->crash(seed, tear);
     (void)tree_->close();  // every handle died with the crash: close only reports that
     ++stats_.crashes;
   } else {
@@ -191,8 +191,8 @@ inline void Simulation::start_faults() {
   }
   if (!policy.rules.empty()) platform_->set_fault_policy(std::move(policy));
   if (quota) {
-    uint64_t bytes = platform_->total_bytes(kPath) + rng_.uniform(64 * 1024);
-    platform_->set_quota(kPath, bytes);
+    uint64_t bytes = memory_->total_bytes(kPath) + rng_.uniform(64 * 1024);
+    memory_->set_quota(kPath, bytes);
     desc += " quota=" + std::to_string(bytes);
   }
   note("faults armed:%s", desc.c_str());
@@ -203,7 +203,7 @@ inline void Simulation::start_faults() {
 
 inline void Simulation::stop_faults() {
   platform_->clear_faults();
-  platform_->set_quota(kPath, MemoryPlatform::kNoQuota);
+  memory_->set_quota(kPath, MemoryPlatform::kNoQuota);
   if (faults_active_) note("faults cleared");
   faults_active_ = false;
   read_faults_ = false;
@@ -211,13 +211,13 @@ inline void Simulation::stop_faults() {
 
 inline bool Simulation::flush_once(const char* what) {
   Future<Status> f = tree_->flush();
-  for (int i = 0; i < 1000 && !f.ready(); ++i) platform_->queue_executor()->run_pending(16);
+  for (int i = 0; i < 1000 && !f.ready(); ++i) memory_->queue_executor()->run_pending(16);
   if (!f.ready()) {
     const TreeStats st = tree_->stats();
     return fail(std::string(what) +
                 ": the flush future never completed although background work ran (" +
                 std::to_string(st.immutable_memtables) + " frozen memtables waiting, " +
-                std::to_string(platform_->queue_executor()->pending()) + " tasks queued)");
+                std::to_string(memory_->queue_executor()->pending()) + " tasks queued)");
   }
   Status s = f.get();
   note("%s: %s", what, show(s).c_str());
@@ -248,7 +248,7 @@ inline void Simulation::op_compact() {
 
 inline void Simulation::op_background() {
   const size_t n = rng_.between(1, 8);
-  const size_t ran = platform_->queue_executor()->run_pending(n);
+  const size_t ran = memory_->queue_executor()->run_pending(n);
   note("run_pending(%zu): %zu tasks ran", n, ran);
 }
 

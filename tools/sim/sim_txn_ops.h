@@ -203,7 +203,7 @@ inline void Simulation::op_commit() {
   const bool conflict = t->mode == Mode::ReadWrite && has_writes &&
                         model_.conflicts(t->writes, t->snap, &conflict_key);
   CommitFuture f = t->tx.commit();
-  for (int i = 0; i < 1000 && !f.ready(); ++i) platform_->queue_executor()->run_pending(16);
+  for (int i = 0; i < 1000 && !f.ready(); ++i) memory_->queue_executor()->run_pending(16);
   const std::string what = "t" + std::to_string(t->id) + " commit (" +
                            std::to_string(t->writes.size()) + " writes, " +
                            (d == Durability::Immediate ? "immediate" : "eventual") + ")";

@@ -2,8 +2,9 @@
 // of every mode, reads, scans, commits, savepoints, flushes, compactions, background steps,
 // clean reopens, crashes, injected I/O errors and quotas — runs each on the engine through the
 // public API only (on a MemoryPlatform whose QueueExecutor runs background work only when the
-// generator says so), checks the engine's answer against the model, and stops at the first
-// divergence. The same seed always makes the same run.
+// generator says so, behind a FaultPlatform that injects the I/O errors), checks the engine's
+// answer against the model, and stops at the first divergence. The same seed always makes the
+// same run.
 //
 // The member functions live in sim_lifecycle.h (opening, closing, crashing, faults),
 // sim_txn_ops.h (transactions) and sim_scan.h (iterators); sim.h includes them all and drives
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/fault/fault_platform.h"
 #include "platform/memory/memory_platform.h"
 #include "skv/skv.h"
 #include "tools/sim/sim_data.h"
@@ -142,7 +144,8 @@ class Simulation {
   DataGen data_;
   Model model_;
   SimStats stats_;
-  std::shared_ptr<MemoryPlatform> platform_;
+  std::shared_ptr<MemoryPlatform> memory_;   // the files: crash(), quotas, background work
+  std::shared_ptr<FaultPlatform> platform_;  // memory_ wrapped; the tree opens through it
   std::optional<Tree> tree_;
   Options options_;  // this seed's tree shape
   std::vector<Txn> txns_;

@@ -395,8 +395,8 @@ int WebDb::run_pending(int max_tasks) {
 }
 
 int WebDb::pending() const {
-  if (!platform_ || platform_->worker_executor() == nullptr) return 0;
-  return static_cast<int>(platform_->worker_executor()->pending());
+  if (!platform_ || platform_->queue_executor() == nullptr) return 0;
+  return static_cast<int>(platform_->queue_executor()->pending());
 }
 
 bool WebDb::background_behind() {

@@ -6,6 +6,8 @@
 #include "skv/iterator.h"
 #include "skv/options.h"
 #include "skv/platform.h"
+#include "skv/platform_wrapper.h"
+#include "skv/queue_executor.h"
 #include "skv/status.h"
 #include "skv/transaction.h"
 #include "skv/tree.h"

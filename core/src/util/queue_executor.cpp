@@ -1,4 +1,6 @@
-#include "platform/memory/queue_executor.h"
+// QueueExecutor (see skv/queue_executor.h): a mutex-guarded FIFO of tasks run by run_pending().
+
+#include "skv/queue_executor.h"
 
 #include <utility>
 

@@ -1,5 +1,6 @@
-// FakeSlotDisk: an in-memory stand-in for the OPFS files behind a SlotHandles table, for tests
-// and simulation. It models what the browser cannot show us on demand:
+// FakeSlotDisk: an in-memory stand-in for the OPFS files behind a SlotHandles table, for the
+// native tests of the OPFS platform (a test double: built only with the tests, as the module
+// "fake_slots"). It models what the browser cannot show us on demand:
 //
 //   - Durability: every write and truncate is pending until flush() of its slot. crash() is a
 //     power loss: each slot keeps its flushed bytes plus a seeded choice of its pending calls
@@ -17,8 +18,8 @@
 //
 // Thread safety: every method (and every call on a table it hands out) takes one mutex.
 
-#ifndef SKV_PLATFORM_OPFS_FAKE_SLOT_HANDLES_H_
-#define SKV_PLATFORM_OPFS_FAKE_SLOT_HANDLES_H_
+#ifndef SKV_TESTS_SUPPORT_FAKE_SLOTS_FAKE_SLOT_HANDLES_H_
+#define SKV_TESTS_SUPPORT_FAKE_SLOTS_FAKE_SLOT_HANDLES_H_
 
 #include <array>
 #include <cstddef>
@@ -117,4 +118,4 @@ class FakeSlotDisk {
 
 }  // namespace skv
 
-#endif  // SKV_PLATFORM_OPFS_FAKE_SLOT_HANDLES_H_
+#endif  // SKV_TESTS_SUPPORT_FAKE_SLOTS_FAKE_SLOT_HANDLES_H_

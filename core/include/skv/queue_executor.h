@@ -1,14 +1,18 @@
-// QueueExecutor: a deterministic Executor. schedule() only queues; tasks run, first in first
-// out, on whichever thread calls run_pending(). Nothing ever runs on its own, so a test or a
-// simulation decides exactly when background work happens. This is also the model of the wasm
-// executor, which the JavaScript wrapper drives between calls.
+// QueueExecutor: an Executor that owns no threads. schedule() only queues; tasks run, first in
+// first out, on whichever thread calls run_pending(). Nothing ever runs on its own, so the host
+// decides exactly when background work (flush, compaction) happens:
+//   - in the browser build the JavaScript wrapper drives it between calls, in bounded steps, so
+//     background work never blocks the worker for long (the OPFS platform's own executor);
+//   - tests and the deterministic simulation run it at chosen points (the in-memory platform's
+//     own executor);
+//   - any single-threaded host can drive it from its event loop.
 //
 // Thread safety: schedule(), run_pending() and pending() may be called from several threads at
-// once; each task runs on the thread that dequeued it, with no lock held, so a task may schedule
-// more tasks (they go to the back of the queue).
+// once (a mutex guards the queue); each task runs on the thread that dequeued it, with no lock
+// held, so a task may schedule more tasks (they go to the back of the queue). Not copyable.
 
-#ifndef SKV_PLATFORM_MEMORY_QUEUE_EXECUTOR_H_
-#define SKV_PLATFORM_MEMORY_QUEUE_EXECUTOR_H_
+#ifndef SKV_QUEUE_EXECUTOR_H_
+#define SKV_QUEUE_EXECUTOR_H_
 
 #include <cstddef>
 #include <deque>
@@ -31,7 +35,7 @@ class QueueExecutor final : public Executor {
   bool concurrent() const override { return false; }
 
   // Runs up to `max_tasks` queued tasks in FIFO order on the calling thread, including tasks
-  // queued by the tasks it runs; returns how many ran.
+  // queued by the tasks it runs; returns how many ran. An empty task counts as run.
   size_t run_pending(size_t max_tasks) override;
 
   // Runs tasks until the queue is empty or `limit` tasks ran; returns how many ran.
@@ -47,4 +51,4 @@ class QueueExecutor final : public Executor {
 
 }  // namespace skv
 
-#endif  // SKV_PLATFORM_MEMORY_QUEUE_EXECUTOR_H_
+#endif  // SKV_QUEUE_EXECUTOR_H_

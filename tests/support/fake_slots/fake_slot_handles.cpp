@@ -1,4 +1,4 @@
-#include "platform/opfs/fake_slot_handles.h"
+#include "support/fake_slots/fake_slot_handles.h"
 
 #include <algorithm>
 #include <cassert>
