@@ -13,8 +13,10 @@
 
 #include "platform/fault/fault_platform.h"
 #include "platform/memory/memory_platform.h"
+#include "support/storage_helpers.h"
 
 using namespace skv;
+using namespace skv::testing;
 
 namespace {
 
@@ -22,36 +24,6 @@ struct Fixture {
   std::shared_ptr<MemoryPlatform> memory = std::make_shared<MemoryPlatform>();
   FaultPlatform p{memory};
 };
-
-std::unique_ptr<Storage> open_db(Platform& p, const std::string& path = "db") {
-  auto r = p.open_storage(path, StorageOptions{});
-  INFO(r.status().to_string());
-  REQUIRE(r.ok());
-  return std::move(*r);
-}
-
-std::unique_ptr<LogFile> create_log(Storage& s, const std::string& name, std::string_view data,
-                                    bool sync) {
-  auto f = s.logs().create(name);
-  REQUIRE(f.ok());
-  if (!data.empty()) REQUIRE((*f)->append(data).ok());
-  if (sync) REQUIRE((*f)->sync().ok());
-  return std::move(*f);
-}
-
-std::string read_all(const LogFile& f) {
-  std::string scratch(f.size() + 8, '\0');
-  std::string_view got;
-  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).ok());
-  return std::string(got);
-}
-
-std::vector<std::string> sorted(Result<std::vector<std::string>> names) {
-  REQUIRE(names.ok());
-  std::vector<std::string> v = *names;
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 // The target's view of one file, or null when it has no such file.
 std::unique_ptr<MemoryFileInfo> info(const MemoryPlatform& m, const std::string& name) {

@@ -8,46 +8,12 @@
 #include <vector>
 
 #include "platform/memory/memory_platform.h"
+#include "support/storage_helpers.h"
 
 using namespace skv;
+using namespace skv::testing;
 
 namespace {
-
-std::unique_ptr<Storage> open_db(MemoryPlatform& p, const std::string& path = "db") {
-  auto r = p.open_storage(path, StorageOptions{});
-  REQUIRE(r.ok());
-  return std::move(*r);
-}
-
-std::unique_ptr<LogFile> create_log(Storage& s, const std::string& name, std::string_view data,
-                                    bool sync) {
-  auto f = s.logs().create(name);
-  REQUIRE(f.ok());
-  if (!data.empty()) REQUIRE((*f)->append(data).ok());
-  if (sync) REQUIRE((*f)->sync().ok());
-  return std::move(*f);
-}
-
-void write_object(Storage& s, const std::string& name, std::string_view data) {
-  auto w = s.objects().create(name);
-  REQUIRE(w.ok());
-  REQUIRE((*w)->append(data).ok());
-  REQUIRE((*w)->finish().ok());
-}
-
-std::string read_all(const LogFile& f) {
-  std::string scratch(f.size() + 8, '\0');
-  std::string_view got;
-  REQUIRE(f.read_at(0, scratch.size(), scratch.data(), &got).ok());
-  return std::string(got);
-}
-
-std::vector<std::string> sorted(Result<std::vector<std::string>> names) {
-  REQUIRE(names.ok());
-  std::vector<std::string> v = *names;
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 std::string file_or_empty(const MemoryPlatform& p, const std::string& name) {
   auto r = p.read_file("db", name);

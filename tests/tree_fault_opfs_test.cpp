@@ -33,15 +33,6 @@ struct World {
   std::shared_ptr<FaultPlatform> platform;
 };
 
-Status commit_one(const Tree& tree, const std::string& k) {
-  Result<Transaction> tx = tree.begin();
-  if (!tx.ok()) return tx.status();
-  Status s = tx->set(k, "v-" + k);
-  if (!s.ok()) return s;
-  tx->set_durability(Durability::Immediate);
-  return tx->commit().wait();
-}
-
 }  // namespace
 
 TEST_CASE("OPFS: a failed WAL sync fails the commit, no slot is flushed, reopen recovers",

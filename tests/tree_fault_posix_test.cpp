@@ -63,15 +63,6 @@ struct World {
   }
 };
 
-Status commit_one(const Tree& tree, const std::string& k, Durability d) {
-  Result<Transaction> tx = tree.begin();
-  if (!tx.ok()) return tx.status();
-  Status s = tx->set(k, "v-" + k);
-  if (!s.ok()) return s;
-  tx->set_durability(d);
-  return tx->commit().wait();
-}
-
 }  // namespace
 
 TEST_CASE("POSIX: a failed WAL sync fails the commit with its cause, reopen recovers",

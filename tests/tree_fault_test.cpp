@@ -12,19 +12,6 @@
 using namespace skv;
 using namespace skv::testing;
 
-namespace {
-
-Status commit_one(const Tree& tree, const std::string& k, Durability d = Durability::Immediate) {
-  Result<Transaction> tx = tree.begin();
-  if (!tx.ok()) return tx.status();
-  Status s = tx->set(k, "v-" + k);
-  if (!s.ok()) return s;
-  tx->set_durability(d);
-  return tx->commit().wait();
-}
-
-}  // namespace
-
 TEST_CASE("a failed WAL sync fails the commit and later writes, reopen recovers", "[tree][fault]") {
   auto p = std::make_shared<FaultPlatform>(std::make_shared<MemoryPlatform>());
   {

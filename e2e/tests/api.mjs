@@ -1,25 +1,9 @@
 // The worker API's commit grouping, and the main-thread client end to end.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../server.mjs';
-import { launch, newProfile, removeProfile } from '../browser.mjs';
+import { usePage } from '../page.mjs';
 
-let server;
-let profile;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  profile = newProfile();
-  browser = await launch(profile, `${server.origin}/e2e/pages/index.html`);
-  await browser.page.waitForFunction(() => window.ready === true);
-});
-
-after(async () => {
-  await browser.context.close();
-  removeProfile(profile);
-  await server.close();
-});
+const browser = usePage();
 
 test('commits of one turn share one WAL write and one flush', async () => {
   const r = await browser.page.evaluate(() => window.runWorker('group.js', { name: 'group' }));

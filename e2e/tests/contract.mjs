@@ -3,27 +3,11 @@
 // promise reject instead of throwing; a refused open leaves no database behind; transaction()
 // retries conflicts. The main-thread client is checked from the page, the worker API from a
 // worker (pages/contract-worker.js), and the worker protocol (server.js) by raw messages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../server.mjs';
-import { launch, newProfile, removeProfile } from '../browser.mjs';
+import { usePage } from '../page.mjs';
 
-let server;
-let profile;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  profile = newProfile();
-  browser = await launch(profile, `${server.origin}/e2e/pages/index.html`);
-  await browser.page.waitForFunction(() => window.ready === true);
-});
-
-after(async () => {
-  await browser.context.close();
-  removeProfile(profile);
-  await server.close();
-});
+const browser = usePage();
 
 const evaluate = (fn, arg) => browser.page.evaluate(fn, arg);
 

@@ -8,70 +8,22 @@
 //  - the pattern earlier docs showed, db.begin('readonly').range(), whose transaction nobody
 //    ends: it is rolled back once garbage collected (the test calls gc(), exposed by the
 //    browser's --expose-gc flag).
-// Both APIs: the client from the page, the worker API in pages/snapshots-worker.js.
-import { test, before, after } from 'node:test';
+// Both APIs: the client from the page, the worker API in pages/snapshots-worker.js, running the
+// scenario of pages/snapshot-loops.js.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../server.mjs';
-import { launch, newProfile, removeProfile } from '../browser.mjs';
+import { usePage } from '../page.mjs';
 
 const LOOPS = 150;
 const VALUE = 4096;
 const BOUND = 16 * VALUE;
 
-let server;
-let profile;
-let browser;
+const browser = usePage();
 
-before(async () => {
-  server = await startServer();
-  profile = newProfile();
-  browser = await launch(profile, `${server.origin}/e2e/pages/index.html`);
-  await browser.page.waitForFunction(() => window.ready === true);
-});
-
-after(async () => {
-  await browser.context.close();
-  removeProfile(profile);
-  await server.close();
-});
-
-// In the page: LOOPS overwrites, each followed by two iterations in `pattern`; then the table
-// bytes after compaction and what is still open.
-async function clientLoops({ name, pattern, loops, size }) {
-  const { open, deleteDatabase } = window.skv;
-  await deleteDatabase(name);
-  const db = await open(name, { memtableSize: 64 << 10 });
-  const range = () => (pattern === 'db.range' ? db.range() : db.begin('readonly').range());
-  // The loops run in a function of their own, so no frame of this one still holds an iterator.
-  const run = async () => {
-    let seen = 0;
-    for (let i = 0; i < loops; i++) {
-      await db.set('key', crypto.getRandomValues(new Uint8Array(size)));
-      for await (const entry of range()) seen += entry ? 1 : 0;
-      for await (const entry of range()) {
-        seen += entry ? 1 : 0;
-        break;
-      }
-    }
-    return seen;
-  };
-  const seen = await run();
-  if (pattern !== 'db.range') {
-    for (let i = 0; i < 3; i++) {
-      window.gc();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  await db.flush();
-  await db.compact();
-  const s = await db.stats();
-  await db.close();
-  return {
-    seen,
-    tableBytes: s.bytesPerLevel.reduce((a, b) => a + b, 0),
-    openTransactions: s.openTransactions,
-    openIterators: s.openIterators,
-  };
+// In the page, through the client (window.skv); the scenario is e2e/pages/snapshot-loops.js.
+async function clientLoops(args) {
+  const { snapshotLoops } = await import('/e2e/pages/snapshot-loops.js');
+  return snapshotLoops(window.skv, args);
 }
 
 function check(r) {

@@ -1,23 +1,14 @@
 // The fault injector: counts calls and decides, rule by rule, which of them fail.
 
 #include "platform/fault/fault_injector.h"
+#include "util/random.h"
 
 #include <string>
 #include <utility>
 
 namespace skv {
 
-namespace {
-
-// splitmix64: a small, fully specified generator, so seeded runs replay on every platform.
-uint64_t next_random(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 const char* fault_op_name(FaultOp op) {
   switch (op) {
@@ -64,7 +55,7 @@ Status FaultInjector::check(FaultOp op, std::string_view target) {
     // Once a rule has decided, later rules only count the call: they neither draw nor fire.
     if (decided != nullptr) continue;
     if (seen_[i] < rule.nth || fired_[i] >= rule.times) continue;
-    if (rule.one_in > 0 && next_random(&rng_) % rule.one_in != 0) continue;
+    if (rule.one_in > 0 && splitmix64_next(&rng_) % rule.one_in != 0) continue;
     ++fired_[i];
     decided = &rule;
   }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "platform/memory/memory_state.h"
+#include "util/random.h"
 #include "util/status_macros.h"
 
 namespace skv {
@@ -38,7 +39,7 @@ std::string surviving_bytes(const MemoryFile& file, uint64_t* rng) {
   uint64_t keep = std::min<uint64_t>(file.synced, file.data.size());
   if (rng != nullptr && file.data.size() > keep) {
     uint64_t unsynced = file.data.size() - keep;
-    keep += memory_next_random(rng) % (unsynced + 1);
+    keep += splitmix64_next(rng) % (unsynced + 1);
   }
   return file.data.substr(0, static_cast<size_t>(keep));
 }

@@ -72,14 +72,6 @@ struct MemoryDatabase {
   }
 };
 
-// splitmix64: a small, fully specified generator, so seeded runs replay on every platform.
-inline uint64_t memory_next_random(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // The shared name rule of list() (see memory_platform.h).
 bool memory_is_object_name(std::string_view name);
 bool memory_is_log_name(std::string_view name);

@@ -17,6 +17,7 @@
 
 #include "platform/memory/memory_platform.h"
 #include "skv/skv.h"
+#include "util/random.h"
 
 namespace skv::testing {
 
@@ -55,6 +56,18 @@ inline void require_ok(const Status& s) {
   REQUIRE(s.ok());
 }
 
+// Commits "v-<k>" under `k` in a transaction of its own; the commit's outcome (errors are the
+// test's to check). REQUIRES: a concurrent executor or the inline commit pipeline.
+inline Status commit_one(const Tree& tree, const std::string& k,
+                         Durability d = Durability::Immediate) {
+  Result<Transaction> tx = tree.begin();
+  if (!tx.ok()) return tx.status();
+  Status s = tx->set(k, "v-" + k);
+  if (!s.ok()) return s;
+  tx->set_durability(d);
+  return tx->commit().wait();
+}
+
 // Checks an Iterator move: it returned valid(), and no error stopped it.
 inline void moved(bool returned, const Iterator& it) {
   require_ok(it.status());
@@ -83,23 +96,14 @@ inline std::optional<std::string> get_or_fail(const Transaction& tx, std::string
   return *r;
 }
 
-// The splitmix64 step: a well-mixed 64-bit hash of x (also used to derive data from ids).
-inline uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// A well-mixed 64-bit hash of x (also used to derive data from ids).
+inline uint64_t mix64(uint64_t x) { return splitmix64_mix(x); }
 
 // splitmix64, so failures replay from the seed printed with them.
 class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    const uint64_t r = mix64(state_);
-    state_ += 0x9e3779b97f4a7c15ull;
-    return r;
-  }
+  uint64_t next() { return splitmix64_next(&state_); }
   uint64_t uniform(uint64_t n) { return next() % n; }
   bool one_in(uint64_t n) { return uniform(n) == 0; }
 

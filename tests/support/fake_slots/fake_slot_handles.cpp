@@ -1,4 +1,5 @@
 #include "support/fake_slots/fake_slot_handles.h"
+#include "util/random.h"
 
 #include <algorithm>
 #include <cassert>
@@ -8,14 +9,6 @@
 namespace skv {
 
 namespace {
-
-// splitmix64, so a crash replays exactly from its seed on every platform.
-uint64_t next_random(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 void apply_write(std::string* data, uint64_t offset, std::string_view bytes) {
   const size_t end = static_cast<size_t>(offset) + bytes.size();
@@ -158,12 +151,12 @@ void FakeSlotDisk::crash(const CrashOptions& options) {
     std::string data = f.durable;
     const size_t n = f.pending.size();
     // Prefix: the first `keep` calls land. Reorder: each call lands or not on its own.
-    const size_t keep = options.lose_all ? 0 : static_cast<size_t>(next_random(&rng) % (n + 1));
+    const size_t keep = options.lose_all ? 0 : static_cast<size_t>(splitmix64_next(&rng) % (n + 1));
     bool torn_one = false;
     for (size_t i = 0; i < n; ++i) {
       const Pending& p = f.pending[i];
       const bool lands =
-          options.reorder && !options.lose_all ? (next_random(&rng) & 1) != 0 : i < keep;
+          options.reorder && !options.lose_all ? (splitmix64_next(&rng) & 1) != 0 : i < keep;
       if (lands) {
         if (p.truncate) {
           data.resize(static_cast<size_t>(p.offset), '\0');
@@ -173,13 +166,14 @@ void FakeSlotDisk::crash(const CrashOptions& options) {
         continue;
       }
       // A prefix crash tears the one call in flight; a reordering one may tear any it drops.
-      const bool tears = options.reorder ? (next_random(&rng) & 1) != 0 : !torn_one;
+      const bool tears = options.reorder ? (splitmix64_next(&rng) & 1) != 0 : !torn_one;
       if (options.tear && tears && !p.truncate && !p.bytes.empty()) {
         torn_one = true;
         // Half the tears stop within the first 64 bytes, where a header keeps its fields.
-        const uint64_t span =
-            (next_random(&rng) & 1) != 0 ? p.bytes.size() : std::min<uint64_t>(p.bytes.size(), 64);
-        const size_t part = static_cast<size_t>(next_random(&rng) % span);
+        const uint64_t span = (splitmix64_next(&rng) & 1) != 0
+                                  ? p.bytes.size()
+                                  : std::min<uint64_t>(p.bytes.size(), 64);
+        const size_t part = static_cast<size_t>(splitmix64_next(&rng) % span);
         apply_write(&data, p.offset, std::string_view(p.bytes).substr(0, part));
       }
       if (!options.reorder) break;
