@@ -71,8 +71,8 @@ struct Fixture {
   FaultPlatform platform{std::make_shared<MemoryPlatform>()};
   Options options;
   std::unique_ptr<Storage> storage;
-  std::unique_ptr<BlockCache> cache;
-  std::unique_ptr<TableCache> tables;
+  std::shared_ptr<BlockCache> cache;
+  std::shared_ptr<TableCache> tables;
   std::unique_ptr<VersionSet> vset;
   SequenceNumber seq = 0;
   Model model;
@@ -90,9 +90,9 @@ struct Fixture {
     auto s = platform.open_storage(kPath, StorageOptions{});
     REQUIRE(s.ok());
     storage = std::move(*s);
-    cache = std::make_unique<BlockCache>(1 << 20);
-    tables = std::make_unique<TableCache>(storage.get(), cache.get(), 8);
-    vset = std::make_unique<VersionSet>(storage.get(), options, tables.get());
+    cache = std::make_shared<BlockCache>(1 << 20);
+    tables = std::make_shared<TableCache>(storage.get(), cache, 8);
+    vset = std::make_unique<VersionSet>(storage.get(), options, tables);
     REQUIRE(vset->create_new().ok());
   }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -416,6 +418,79 @@ TEST_CASE("pointers are replaced atomically and durably", "[posix][pointer]") {
   db.reset();
   db = open_db(*p, tmp.sub("db"), false);
   CHECK(*db->read_pointer("CURRENT") == "MANIFEST-000002 longer\n");
+}
+
+namespace {
+
+// Forks a child that tries to lock `path`/LOCK the way another process would (a classic fcntl
+// write lock, which conflicts with every kind of lock on the file; the child does not use the
+// platform, whose in-process registry it would inherit from this process). Returns the child's
+// exit code: 0 if the lock was held by someone, 1 if the child got it, 2 on anything else.
+int open_in_child(const std::string& path) {
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int fd = ::open((path + "/LOCK").c_str(), O_RDWR);
+    if (fd < 0) ::_exit(2);
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (::fcntl(fd, F_SETLK, &fl) == 0) ::_exit(1);
+    ::_exit(errno == EAGAIN || errno == EACCES ? 0 : 2);
+  }
+  int wstatus = 0;
+  REQUIRE(::waitpid(pid, &wstatus, 0) == pid);
+  REQUIRE(WIFEXITED(wstatus));
+  return WEXITSTATUS(wstatus);
+}
+
+}  // namespace
+
+TEST_CASE("the lock belongs to the open database, not to the process", "[posix][lock]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("db");
+  auto db = open_db(*p, path);
+  CHECK(open_in_child(path) == 0);
+  // Something else in the process opens LOCK and closes it again (a backup tool, a second
+  // handle that failed): with a process-owned fcntl lock, that close would drop the lock.
+  int fd = ::open((path + "/LOCK").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  CHECK(open_in_child(path) == 0);  // still ours
+  db.reset();
+  CHECK(open_in_child(path) == 1);  // released with the Storage
+}
+
+TEST_CASE("one directory reached by two paths is one database", "[posix][lock]") {
+  TempDir tmp;
+  auto p = make_platform();
+  const std::string path = tmp.sub("db");
+  auto db = open_db(*p, path);
+  // A symlink resolves to the same directory.
+  fs::create_directory_symlink(path, tmp.sub("link"));
+  auto via_link = p->open_storage(tmp.sub("link"), StorageOptions{});
+  CHECK(via_link.status().code() == Code::Busy);
+  // A bind mount gives the directory a second path that no name resolution joins: only its
+  // identity (device and inode) and a lock owned by the open description catch it. Needs the
+  // right to mount (root in CI); without it that part is reported and skipped.
+  const std::string mount_point = tmp.sub("mnt");
+  fs::create_directory(mount_point);
+  if (::mount(path.c_str(), mount_point.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    WARN("bind mount not available here (" << std::strerror(errno) << "): second mount untested");
+    return;
+  }
+  auto via_mount = p->open_storage(mount_point, StorageOptions{});
+  CHECK(via_mount.status().code() == Code::Busy);
+  CHECK(open_in_child(mount_point) == 0);
+  db.reset();
+  {
+    auto second = p->open_storage(mount_point, StorageOptions{});
+    INFO(second.status().to_string());
+    CHECK(second.ok());
+    CHECK(open_in_child(path) == 0);  // held through the other path
+  }
+  CHECK(::umount2(mount_point.c_str(), MNT_DETACH) == 0);
 }
 
 TEST_CASE("partial files of a crashed holder are removed at the next open", "[posix]") {

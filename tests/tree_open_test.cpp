@@ -3,6 +3,7 @@
 // The open rules on real directories: what an open creates, what it refuses and what it leaves
 // alone (docs/open.md).
 
+#include <sys/stat.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -130,4 +131,73 @@ TEST_CASE("a refused open removes nothing, partial files included", "[open]") {
   CHECK_FALSE(fs::exists(dir + "/000099.sst.partial"));
   CHECK(fs::exists(dir + "/video.mp4.partial"));
   REQUIRE(t->close().ok());
+}
+
+TEST_CASE("a file numbered at the edge of the number space stops the open before any write",
+          "[open]") {
+  TempDir tmp;
+  const std::string dir = tmp.sub("db");
+  {
+    Result<Tree> t = TreeBuilder().with_path(dir).build();
+    REQUIRE(t.ok());
+    REQUIRE(t->set("k", "v").ok());
+    REQUIRE(t->close().ok());
+  }
+  // A stray file named like a table, numbered just below the bound: the next number would be
+  // the bound itself, which no file of the database may carry.
+  const std::string stray = dir + "/72057594037927935.sst";
+  std::ofstream(stray) << "not a table";
+  const std::string before = snapshot(dir);
+  Result<Tree> refused = open_existing(dir);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == Code::Corruption);
+  CHECK(refused.status().message().find("file numbers are exhausted") != std::string::npos);
+  CHECK(snapshot(dir) == before);  // nothing written, nothing removed (the stray file stays)
+  std::filesystem::remove(stray);
+  Result<Tree> t = open_existing(dir);
+  INFO(t.status().to_string());
+  REQUIRE(t.ok());
+  CHECK(t->get("k")->value_or("") == "v");
+  REQUIRE(t->close().ok());
+}
+
+TEST_CASE("files are the owner's alone by default, and file_mode widens them", "[open]") {
+  TempDir tmp;
+  const mode_t old_umask = ::umask(022);
+  auto mode_of = [](const std::string& path) {
+    struct stat st;
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  auto check_tree = [&](const std::string& dir, mode_t files, mode_t dirs) {
+    INFO(dir);
+    CHECK(mode_of(dir) == dirs);
+    for (const auto& e : fs::directory_iterator(dir)) {
+      INFO(e.path().string());
+      CHECK(mode_of(e.path().string()) == files);
+    }
+  };
+  {
+    Result<Tree> t = TreeBuilder().with_path(tmp.sub("private/db")).build();
+    REQUIRE(t.ok());
+    REQUIRE(t->set("k", "v").ok());
+    REQUIRE(t->flush().wait().ok());  // a table, a manifest, CURRENT, WAL segments, LOCK
+    REQUIRE(t->close().ok());
+  }
+  check_tree(tmp.sub("private/db"), 0600, 0700);
+  CHECK(mode_of(tmp.sub("private")) == 0700);  // a parent it created
+  {
+    Result<Tree> t = TreeBuilder().with_path(tmp.sub("shared")).with_file_mode(0640).build();
+    REQUIRE(t.ok());
+    REQUIRE(t->set("k", "v").ok());
+    REQUIRE(t->flush().wait().ok());
+    REQUIRE(t->close().ok());
+  }
+  check_tree(tmp.sub("shared"), 0640, 0750);
+  for (uint32_t bad : {0400u, 0200u, 01600u, 0u}) {
+    Result<Tree> t = TreeBuilder().with_path(tmp.sub("bad")).with_file_mode(bad).build();
+    CHECK(t.status().code() == Code::InvalidArgument);
+    CHECK_FALSE(fs::exists(tmp.sub("bad")));
+  }
+  ::umask(old_umask);
 }

@@ -233,11 +233,12 @@ TEST_CASE("specific malformed edits are corruption", "[version_edit]") {
 
 TEST_CASE("file numbers at the top of the number space are corruption", "[version_edit]") {
   // Found by manifest_fuzz: a next file number of 2^64 - 1 made the next number wrap to 0, so
-  // the engine would have handed out numbers of files that exist.
+  // the engine would have handed out numbers of files that exist. The next file number is one
+  // to hand out, so it must be below the bound as well: exactly 2^56 is corrupt too.
   for (uint64_t n : {kMaxFileNumber, kMaxFileNumber + 1, UINT64_MAX}) {
     INFO("number " << n);
     VersionEdit e;
-    e.set_next_file_number(n + 1 == 0 ? n : n + 1);
+    e.set_next_file_number(n);
     std::string enc;
     e.encode_to(&enc);
     VersionEdit d;
@@ -249,8 +250,8 @@ TEST_CASE("file numbers at the top of the number space are corruption", "[versio
     CHECK(d.decode_from(enc, "MANIFEST-000001", 0).is_corruption());
   }
   VersionEdit ok;
-  ok.set_next_file_number(kMaxFileNumber);
-  ok.set_log_number(kMaxFileNumber - 1);
+  ok.set_next_file_number(kMaxFileNumber - 1);
+  ok.set_log_number(kMaxFileNumber - 2);
   std::string enc;
   ok.encode_to(&enc);
   VersionEdit d;

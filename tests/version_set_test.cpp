@@ -31,7 +31,7 @@ struct Db {
   FaultPlatform faults{memory};  // the storage is opened through it
   Options options;
   std::unique_ptr<Storage> storage;
-  std::unique_ptr<TableCache> tables;
+  std::shared_ptr<TableCache> tables;
   std::unique_ptr<VersionSet> vset;
 
   Db() {
@@ -46,8 +46,8 @@ struct Db {
     auto s = faults.open_storage(kPath, StorageOptions{});
     REQUIRE(s.ok());
     storage = std::move(*s);
-    tables = std::make_unique<TableCache>(storage.get(), nullptr, 16);
-    vset = std::make_unique<VersionSet>(storage.get(), options, tables.get());
+    tables = std::make_shared<TableCache>(storage.get(), nullptr, 16);
+    vset = std::make_unique<VersionSet>(storage.get(), options, tables);
   }
 
   Status reopen_and_recover() {
@@ -67,7 +67,7 @@ struct Db {
   FileMetaData new_table(const std::string& lo, const std::string& hi, SequenceNumber s1,
                          SequenceNumber s2) {
     FileMetaData m;
-    m.number = vset->new_file_number();
+    m.number = *vset->new_file_number();
     m.file_size = 100 + m.number;
     m.smallest = make_internal_key(lo, s2, ValueKind::Value, 0);
     m.largest = make_internal_key(hi, s1, ValueKind::Value, 0);
@@ -143,7 +143,7 @@ TEST_CASE("edits are applied, logged and recovered", "[version_set]") {
   FileMetaData b = db.new_table("c", "k", 11, 20);
   FileMetaData c = db.new_table("a", "c", 1, 5);
   FileMetaData d = db.new_table("m", "p", 1, 5);
-  uint64_t wal = db.vset->new_file_number();
+  uint64_t wal = *db.vset->new_file_number();
 
   VersionEdit e1;
   e1.add_file(0, a);
@@ -354,7 +354,7 @@ TEST_CASE("recovery never reuses a number found on disk", "[version_set]") {
   Db db;
   REQUIRE(db.vset->create_new().ok());
   // An orphan output of a job that crashed before its edit was logged.
-  const uint64_t orphan = db.vset->new_file_number() + 40;
+  const uint64_t orphan = *db.vset->new_file_number() + 40;
   db.touch_table(orphan);
   REQUIRE(db.reopen_and_recover().ok());
   REQUIRE(db.vset->next_file_number() > orphan);

@@ -34,7 +34,8 @@ bool is_core_object_name(std::string_view name);
 int close_fd(int fd);
 
 // openat(2) with O_CLOEXEC added, retried on EINTR. Returns the fd, or -1 with errno set.
-int open_at(int dir_fd, const std::string& name, int flags, mode_t mode = 0644);
+// `mode` applies when O_CREAT creates the file.
+int open_at(int dir_fd, const std::string& name, int flags, mode_t mode = 0);
 
 // Writes all of `data` at the file position (the end, for O_APPEND), retrying short writes.
 // When `written` is not null it receives the bytes written, also on failure.
@@ -55,7 +56,7 @@ Result<uint64_t> file_size(int fd, const std::string& label);
 
 // The open directory of one database. Owns `fd` and closes it when the last holder lets go.
 struct PosixDir {
-  PosixDir(std::string p, int f) : path(std::move(p)), fd(f) {}
+  PosixDir(std::string p, int f, mode_t m) : path(std::move(p)), fd(f), file_mode(m) {}
   PosixDir(const PosixDir&) = delete;
   PosixDir& operator=(const PosixDir&) = delete;
   ~PosixDir() { close_fd(fd); }
@@ -70,6 +71,7 @@ struct PosixDir {
 
   const std::string path;
   const int fd;
+  const mode_t file_mode;  // of every file created in it
 };
 
 // File handles over an open descriptor, which they own. `size` is the file's size now.

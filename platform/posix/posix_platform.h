@@ -1,10 +1,14 @@
 // PosixPlatform: the platform of the native build. A database is a directory of ordinary files.
 //
 //   - Storage: open_storage() creates the directory (and its parents, like `mkdir -p`) when asked
-//     to, and takes the database's exclusive lock: a write lock (fcntl F_SETLK) on the file
-//     "LOCK" inside it. fcntl locks do not exclude a second open in the same process, so the
-//     platform also keeps a process-wide set of the canonical paths it has locked. Either kind of
-//     conflict fails with Code::Busy. Destroying the Storage releases the lock.
+//     to, with mode 0700 (the search bits matching options.file_mode, which every file created
+//     in it gets: 0600 by default; the umask still applies), and takes the database's exclusive
+//     lock: a lock on the file "LOCK" inside it that belongs to that open file description
+//     (F_OFD_SETLK on Linux, flock() elsewhere), so it excludes other processes and other
+//     handles in this process alike, and closing some other descriptor of LOCK does not drop
+//     it. A process-wide set of the directories it holds, by device and inode (one directory
+//     reached by two paths is one entry), refuses a second handle before it touches anything.
+//     Either conflict fails with Code::Busy. Destroying the Storage releases the lock.
 //   - Log files are opened with O_APPEND: append() is one write() (retried on EINTR and on short
 //     writes, never buffered: the WAL batches itself), sync() is fdatasync, read_at() is pread,
 //     truncate() is ftruncate.

@@ -2,6 +2,7 @@
 // one directory, and pointer records. See posix_platform.h for the contract.
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,7 +68,7 @@ class PosixLogStore final : public LogStore {
   Result<std::unique_ptr<LogFile>> open_file(const std::string& name, int flags, const char* op) {
     SKV_RETURN_IF_ERROR(dir_->check_name(name));
     const std::string label = dir_->label(name);
-    int fd = open_at(dir_->fd, name, O_RDWR | O_APPEND | flags);
+    int fd = open_at(dir_->fd, name, O_RDWR | O_APPEND | flags, dir_->file_mode);
     if (fd < 0) return posix_error(label, op, errno);
     Result<uint64_t> size = file_size(fd, label);
     if (!size.ok()) {
@@ -90,7 +91,7 @@ class PosixObjectStore final : public ObjectStore {
     const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
     // The partial file is taken first, exclusively, so that of two writers racing for one name
     // at most one gets past the existence check below.
-    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_EXCL);
+    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_EXCL, dir_->file_mode);
     if (fd < 0) {
       if (errno == EEXIST) {
         return Status::invalid_argument(label + ": create: object is being written");
@@ -129,61 +130,77 @@ class PosixObjectStore final : public ObjectStore {
   std::shared_ptr<const PosixDir> dir_;
 };
 
-// The canonical paths this process holds locked. fcntl locks belong to the process, so a second
-// lock of the same file from this process would succeed; this set is what refuses it. Never
-// destroyed, so a Storage released during static destruction still finds it.
+// The directories this process holds locked, by identity (device and inode), so one directory
+// reached by two paths (a symlink, a bind mount, a second mount) is one entry. The lock on LOCK
+// itself belongs to the open file description, which refuses a second holder in this process
+// too; the registry gives that case a clear message before any file is touched. Never destroyed,
+// so a Storage released during static destruction still finds it.
 struct LockRegistry {
   std::mutex mu;
-  std::set<std::string> paths;
+  std::set<std::pair<dev_t, ino_t>> dirs;
 };
 LockRegistry& lock_registry() {
   static LockRegistry* registry = new LockRegistry;
   return *registry;
 }
 
-// One database's exclusive lock: an entry of the registry plus the fcntl lock on LOCK.
+// Takes an exclusive lock on `fd` that belongs to its open file description, not to the process:
+// closing some other descriptor of the same file (another handle, a library that opened it)
+// does not release it, and a second description in this process is refused like another
+// process. Linux: an OFD lock (F_OFD_SETLK), which also conflicts with classic fcntl locks of
+// other processes; elsewhere flock(), which has the same ownership.
+int lock_description(int fd) {
+#ifdef F_OFD_SETLK
+  struct flock fl = {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  return ::fcntl(fd, F_OFD_SETLK, &fl);
+#else
+  return ::flock(fd, LOCK_EX | LOCK_NB);
+#endif
+}
+
+// One database's exclusive lock: an entry of the registry plus the lock on LOCK's description.
 class DbLock {
  public:
   DbLock() = default;
   DbLock(const DbLock&) = delete;
   DbLock& operator=(const DbLock&) = delete;
   ~DbLock() {
-    if (fd_ >= 0) close_fd(fd_);  // releases the fcntl lock
-    if (!canonical_.empty()) {
+    if (fd_ >= 0) close_fd(fd_);  // releases the lock
+    if (registered_) {
       LockRegistry& r = lock_registry();
       std::lock_guard<std::mutex> guard(r.mu);
-      r.paths.erase(canonical_);
+      r.dirs.erase(id_);
     }
   }
 
   Status acquire(const PosixDir& dir) {
     const std::string busy =
         dir.path + ": database is already open (locked by another handle or process)";
-    char resolved[PATH_MAX];
-    if (::realpath(dir.path.c_str(), resolved) == nullptr) {
-      return posix_error(dir.path, "resolve path", errno);
-    }
+    struct stat st;
+    if (::fstat(dir.fd, &st) != 0) return posix_error(dir.path, "stat database directory", errno);
     {
       LockRegistry& r = lock_registry();
       std::lock_guard<std::mutex> guard(r.mu);
-      if (!r.paths.insert(resolved).second) return Status::busy(busy);
+      if (!r.dirs.emplace(st.st_dev, st.st_ino).second) return Status::busy(busy);
     }
-    canonical_ = resolved;
+    id_ = {st.st_dev, st.st_ino};
+    registered_ = true;
     const std::string label = dir.label(PosixPlatform::kLockFileName);
-    fd_ = open_at(dir.fd, std::string(PosixPlatform::kLockFileName), O_RDWR | O_CREAT);
+    fd_ =
+        open_at(dir.fd, std::string(PosixPlatform::kLockFileName), O_RDWR | O_CREAT, dir.file_mode);
     if (fd_ < 0) return posix_error(label, "open lock file", errno);
-    struct flock fl = {};
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    if (::fcntl(fd_, F_SETLK, &fl) != 0) {
-      if (errno == EACCES || errno == EAGAIN) return Status::busy(busy);
+    if (lock_description(fd_) != 0) {
+      if (errno == EACCES || errno == EAGAIN || errno == EWOULDBLOCK) return Status::busy(busy);
       return posix_error(label, "lock", errno);
     }
     return Status::OK();
   }
 
  private:
-  std::string canonical_;
+  std::pair<dev_t, ino_t> id_{};
+  bool registered_ = false;
   int fd_ = -1;
 };
 
@@ -203,7 +220,7 @@ class PosixStorage final : public Storage {
     const std::string label = dir_->label(name);
     const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
     std::lock_guard<std::mutex> guard(pointer_mu_);  // one writer of partial files at a time
-    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_TRUNC);
+    int fd = open_at(dir_->fd, partial, O_WRONLY | O_CREAT | O_TRUNC, dir_->file_mode);
     if (fd < 0) return posix_error(label, "write pointer", errno);
     Status s = write_all(fd, contents, label, "write pointer", nullptr);
     if (s.ok()) s = sync_data(fd, label, "write pointer: sync");
@@ -272,8 +289,13 @@ void remove_own_partials(const PosixDir& dir, const std::string& marker) {
   }
 }
 
-// mkdir -p. After creating a directory, syncs its parent so the new entry is durable.
-Status make_dirs(const std::string& path) {
+// The permission bits of a directory holding files of `file_mode`: a search bit wherever there
+// is a read bit (0600 -> 0700).
+mode_t dir_mode_for(mode_t file_mode) { return file_mode | ((file_mode & 0444) >> 2); }
+
+// mkdir -p, each new directory with `mode`. After creating a directory, syncs its parent so the
+// new entry is durable.
+Status make_dirs(const std::string& path, mode_t mode) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Status::OK();
@@ -284,7 +306,7 @@ Status make_dirs(const std::string& path) {
     pos = path.find('/', pos + 1);
     const std::string prefix = path.substr(0, pos);
     if (prefix.empty() || prefix.back() == '/') continue;  // "/" itself, or "a//b"
-    if (::mkdir(prefix.c_str(), 0755) != 0) {
+    if (::mkdir(prefix.c_str(), mode) != 0) {
       if (errno == EEXIST) continue;
       return posix_error(prefix, "create database directory", errno);
     }
@@ -315,7 +337,8 @@ Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& 
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   if (p.empty()) return Status::invalid_argument("open storage: empty database path");
-  if (options.create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p));
+  const auto file_mode = static_cast<mode_t>(options.file_mode & 0777);
+  if (options.create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p, dir_mode_for(file_mode)));
 
   int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY);
   if (fd < 0) {
@@ -323,7 +346,7 @@ Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& 
     if (err == ENOENT) return Status::not_found(p + ": no such database (no such directory)");
     return posix_error(p, "open database directory", err);
   }
-  auto dir = std::make_shared<const PosixDir>(p, fd);
+  auto dir = std::make_shared<const PosixDir>(p, fd, file_mode);
   // Without create_if_missing a directory is taken only if it holds a database: nothing (not
   // even the lock file) is created in any other directory.
   Result<bool> marked = has_marker(*dir, options.marker);

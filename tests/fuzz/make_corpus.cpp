@@ -235,8 +235,8 @@ void make_manifest() {
   std::unique_ptr<Storage> storage = std::move(*opened);
   Options options;
   options.level_count = 7;
-  TableCache tables(storage.get(), nullptr, 4);
-  VersionSet vs(storage.get(), options, &tables);
+  auto tables = std::make_shared<TableCache>(storage.get(), nullptr, 4);
+  VersionSet vs(storage.get(), options, tables);
   check(vs.create_new(), "create_new");
   const std::string name = manifest_file_name(vs.manifest_file_number());
   auto save = [&](const std::string& seed) {
@@ -247,16 +247,16 @@ void make_manifest() {
   save("fresh");
 
   VersionEdit e1;
-  const uint64_t t1 = vs.new_file_number();
-  const uint64_t t2 = vs.new_file_number();
+  const uint64_t t1 = *vs.new_file_number();
+  const uint64_t t2 = *vs.new_file_number();
   e1.add_file(0, meta(t1, "apple", "mango", 1, 40));
   e1.add_file(0, meta(t2, "banana", "zebra", 41, 90));
-  e1.set_log_number(vs.new_file_number());
+  e1.set_log_number(*vs.new_file_number());
   vs.set_last_sequence(90);
   check(vs.log_and_apply(&e1), "edit 1");
   VersionEdit e2;
-  const uint64_t t3 = vs.new_file_number();
-  const uint64_t t4 = vs.new_file_number();
+  const uint64_t t3 = *vs.new_file_number();
+  const uint64_t t4 = *vs.new_file_number();
   e2.delete_file(0, t1);
   e2.add_file(1, meta(t3, "apple", "fig", 1, 40));
   e2.add_file(1, meta(t4, "grape", "mango", 5, 38));
@@ -266,7 +266,7 @@ void make_manifest() {
 
   VersionEdit e3;
   e3.delete_file(1, t3);
-  e3.add_file(2, meta(vs.new_file_number(), "apple", "fig", 1, 40));
+  e3.add_file(2, meta(*vs.new_file_number(), "apple", "fig", 1, 40));
   vs.set_last_sequence(120);
   check(vs.log_and_apply(&e3), "edit 3");
   save("three-edits");

@@ -214,10 +214,10 @@ void check_recover(const std::string& bytes) {
 
   Options options;
   options.level_count = kLevelCount;
-  TableCache tables(storage.get(), nullptr, 4);
+  auto tables = std::make_shared<TableCache>(storage.get(), nullptr, 4);
   State first;
   {
-    VersionSet vs(storage.get(), options, &tables);
+    VersionSet vs(storage.get(), options, tables);
     Status s = vs.recover();
     if (!s.ok()) {
       SKV_FUZZ_CHECK(s.is_corruption() || s.code() == Code::InvalidArgument, s.to_string());

@@ -15,8 +15,14 @@
 //
 // Iterating to the end is not an error: valid() becomes false and status() stays OK.
 //
-// Thread safety: one iterator is used by one thread at a time. It keeps the data it reads alive
-// by itself, so it may outlive its transaction and its tree handle (not the process).
+// Lifetime: an iterator keeps what it reads alive by itself (its snapshot's memtables and tables,
+// the caches they read through), so it may outlive its transaction and any Tree handle. It keeps
+// working while the tree is open; once the tree is closed (Tree::close(), or its last handle
+// dropped) every move leaves it invalid with status() Closed, and it reads nothing of the closed
+// database. Destroying it afterwards is always safe.
+//
+// Thread safety: one iterator is used by one thread at a time; different iterators may be used
+// from different threads at once, also while another thread closes the tree.
 // Copying: movable, not copyable.
 
 #ifndef SKV_ITERATOR_H_

@@ -62,6 +62,10 @@ struct Options {
   // default_platform(): POSIX files with skv::native (see TreeBuilder::build).
   std::shared_ptr<Platform> platform;
   bool create_if_missing = true;
+  // Permission bits of the files the tree creates (POSIX); the directory gets the matching search
+  // bits. The default keeps every value readable by the owner only; 0640 or 0644 widen it. Must
+  // include 0600 (the tree reads and writes its files) and nothing beyond 0777.
+  uint32_t file_mode = 0600;
 
   // Size at which the active memtable is frozen and queued for flushing.
   size_t memtable_size = 64 * 1024 * 1024;

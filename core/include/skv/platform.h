@@ -207,6 +207,10 @@ struct StorageOptions {
   //     write, for names the core generates). A platform never removes anything else it did not
   //     write.
   std::string marker;
+  // Permission bits of the files the storage creates; directories get the matching search bits
+  // (0600 -> 0700, 0640 -> 0750). The process's umask still applies. Where files have no
+  // permissions (the browser, memory) it means nothing.
+  uint32_t file_mode = 0600;
 };
 
 class Platform {

@@ -14,6 +14,11 @@
 // writes come in faster than it can keep up, commits are slowed (write stalls) so memory stays
 // bounded. A background failure is sticky: later writes fail with its cause.
 //
+// Lifetimes: transactions and iterators may outlive every Tree handle; once the tree is closed
+// they answer Closed (iterator.h), and none of them reads freed memory, also when other threads
+// close the tree while they run. close() waits for commits in flight, background work and a
+// compact_all() running on another thread (which stops at its next step).
+//
 // Thread safety: a Tree may be used from many threads at once.
 
 #ifndef SKV_TREE_H_
@@ -45,7 +50,7 @@ struct TreeStats {
   int level_count = 0;
   uint64_t flushes = 0;            // memtable flushes completed since open
   uint64_t compactions = 0;        // compactions completed since open
-  uint64_t compaction_steps = 0;   // executor tasks they took (> compactions when run in steps)
+  uint64_t compaction_steps = 0;   // steps they ran in (> compactions when run in steps)
   uint64_t stalls = 0;             // commits that waited for background work
   uint64_t block_cache_usage = 0;  // bytes held by the block cache
   uint64_t commits = 0;            // commits written to the WAL since open
@@ -81,6 +86,8 @@ class Tree {
   // table is durable and recorded (OK at once if the memtable is empty).
   Future<Status> flush() const;
   // Compacts every level down to the last non-empty one and waits for it. For tools and tests.
+  // Runs in steps of a few MiB of input; a close() on another thread stops it at the next step
+  // (its partial outputs are removed) and it returns Closed.
   Status compact_all() const;
 
   TreeStats stats() const;
@@ -106,6 +113,7 @@ class TreeBuilder {
   TreeBuilder& with_path(std::string path);
   TreeBuilder& with_platform(std::shared_ptr<Platform> platform);
   TreeBuilder& with_create_if_missing(bool create);
+  TreeBuilder& with_file_mode(uint32_t mode);
   TreeBuilder& with_memtable_size(size_t bytes);
   TreeBuilder& with_max_immutable_memtables(int count);
   TreeBuilder& with_block_size(size_t bytes);

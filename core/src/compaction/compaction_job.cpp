@@ -75,7 +75,7 @@ class OutputSet {
   Status add(std::string_view ikey, const ParsedInternalKey& parsed, std::string_view value) {
     if (builder_ == nullptr) {
       meta_ = FileMetaData();
-      meta_.number = ctx_.new_file_number();
+      SKV_ASSIGN_OR_RETURN(meta_.number, ctx_.new_file_number());
       SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> writer,
                            ctx_.storage->objects().create(table_file_name(meta_.number)));
       builder_ = std::make_unique<TableBuilder>(table_options_, std::move(writer), meta_.number);

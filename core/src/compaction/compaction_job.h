@@ -45,7 +45,7 @@ struct JobContext {
   Storage* storage = nullptr;
   const Options* options = nullptr;   // table format and target_file_size
   TableCache* table_cache = nullptr;  // opens compaction inputs (unused by flushes)
-  std::function<uint64_t()> new_file_number;
+  std::function<Result<uint64_t>()> new_file_number;
   std::vector<SequenceNumber> snapshots;  // live snapshots, ascending (duplicates allowed)
 };
 

@@ -53,6 +53,10 @@ TreeBuilder& TreeBuilder::with_create_if_missing(bool create) {
   options_.create_if_missing = create;
   return *this;
 }
+TreeBuilder& TreeBuilder::with_file_mode(uint32_t mode) {
+  options_.file_mode = mode;
+  return *this;
+}
 TreeBuilder& TreeBuilder::with_memtable_size(size_t bytes) {
   options_.memtable_size = bytes;
   return *this;

@@ -52,6 +52,8 @@ void TreeImpl::maybe_schedule_work() {
 }
 
 void TreeImpl::wait_for_background(std::unique_lock<std::mutex>& lock) {
+  // A manual compaction runs on its caller's thread, in steps: it sees closing_ at the next one.
+  bg_cv_.wait(lock, [&] { return !manual_compaction_; });
   if (!platform_->executor().concurrent()) return;  // queued tasks see closing_ and do nothing
   bg_cv_.wait(lock, [&] { return !flush_scheduled_ && !compaction_scheduled_; });
 }
@@ -168,27 +170,46 @@ void TreeImpl::compaction_task() {
 Status TreeImpl::compact_all() {
   SKV_RETURN_IF_ERROR(check_open());
   SKV_RETURN_IF_ERROR(flush().wait());
+  const Status closing = Status::closed("tree closed during compact_all");
   std::unique_lock<std::mutex> lock(mu_);
   // Take over compaction: wait for a running one, and keep new ones from being scheduled.
   if (platform_->executor().concurrent()) {
-    bg_cv_.wait(lock, [&] { return !compaction_scheduled_ || !bg_error_.ok(); });
+    bg_cv_.wait(lock, [&] { return !compaction_scheduled_ || !bg_error_.ok() || closing_; });
   }
+  if (closing_) return closing;  // close() may already be freeing what a job would use
   if (!bg_error_.ok()) return bg_error_;
   manual_compaction_ = true;
-  Status s;
-  bool done = false;
+  // Runs `job` to its end in steps, so a close() on another thread waits for one step at most:
+  // between steps it sees closing_ and the job is dropped (its outputs removed).
+  auto run = [&](std::unique_ptr<CompactionJob>& job) -> Status {
+    bool done = false;
+    while (job != nullptr) {
+      if (closing_) {
+        job.reset();
+        return closing;
+      }
+      SKV_RETURN_IF_ERROR(compact_step(job, kManualCompactionStepBytes, lock, &done));
+      if (done) break;
+    }
+    return Status();
+  };
   // A background compaction paused between steps (single-threaded executors): finish it first,
   // so no file is compacted twice.
-  if (bg_job_ != nullptr) s = compact_step(bg_job_, 0, lock, &done);
+  Status s = run(bg_job_);
   int level = 0;
-  while (s.ok() && !closing_) {
+  while (s.ok()) {
+    if (closing_) {
+      s = closing;
+      break;
+    }
     std::unique_ptr<Compaction> c = pick_manual_all(*versions_, level);
     if (!c) break;
     level = c->level + 1;  // the next step starts below this one (see pick_manual_all)
     auto job = std::make_unique<CompactionJob>(std::move(c), job_context());
-    s = compact_step(job, 0, lock, &done);
+    s = run(job);
   }
   manual_compaction_ = false;
+  bg_cv_.notify_all();  // close() may be waiting for this
   maybe_schedule_work();
   return s;
 }

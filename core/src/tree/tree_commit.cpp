@@ -26,6 +26,7 @@ Status TreeImpl::write_error() {
 
 Result<SequenceNumber> TreeImpl::newest_sequence(std::string_view key, SequenceNumber snapshot) {
   std::shared_ptr<const ReadView> view = current_view();
+  if (view == nullptr) return Status::closed("tree is closed");
   MemTable::GetResult r;
   if (view->mem->get(key, kMaxSequenceNumber, &r)) return r.sequence;
   for (const auto& imm : view->imms) {
@@ -136,34 +137,34 @@ Status TreeImpl::make_room_for_write(bool force) {
 Status TreeImpl::switch_memtable() {
   // Only the newest WAL segment may hold unsynced bytes: recovery relies on it.
   Status s = wal_->sync();
-  if (s.ok()) {
-    const uint64_t number = versions_->new_file_number();
-    auto file = storage_->logs().create(wal_file_name(number));
-    // The new segment's name must be durable before any commit in it is acknowledged.
-    if (file.ok()) s = storage_->sync_dir();
-    if (!file.ok()) {
-      s = file.status();
-    } else if (s.ok()) {
-      FileHeader h;
-      h.kind = FileKind::Wal;
-      h.file_number = number;
-      auto writer = std::make_unique<log::Writer>(std::move(file).value(), h);
-      std::unique_ptr<log::Writer> old;
-      std::lock_guard<std::mutex> lock(mu_);
-      imms_.push_back(ImmEntry{mem_, wal_number_, {}});
-      mem_ = std::make_shared<MemTable>(arena_block_size());
-      old = std::move(wal_);
-      wal_ = std::move(writer);
-      wal_number_ = number;
-      install_view();
-      maybe_schedule_work();
-      (void)old->close();
-      return Status();
-    }
-  } else {
+  if (!s.ok()) {
     // The old segment's unsynced tail is of unknown fate: never sync it again.
     std::lock_guard<std::mutex> lock(mu_);
     wal_failed_ = true;
+  }
+  Result<uint64_t> number = s.ok() ? versions_->new_file_number() : Result<uint64_t>(s);
+  if (!number.ok()) s = number.status();
+  Result<std::unique_ptr<LogFile>> file = s.ok() ? storage_->logs().create(wal_file_name(*number))
+                                                 : Result<std::unique_ptr<LogFile>>(s);
+  if (!file.ok()) s = file.status();
+  // The new segment's name must be durable before any commit in it is acknowledged.
+  if (s.ok()) s = storage_->sync_dir();
+  if (s.ok()) {
+    FileHeader h;
+    h.kind = FileKind::Wal;
+    h.file_number = *number;
+    auto writer = std::make_unique<log::Writer>(std::move(file).value(), h);
+    std::unique_ptr<log::Writer> old;
+    std::lock_guard<std::mutex> lock(mu_);
+    imms_.push_back(ImmEntry{mem_, wal_number_, {}});
+    mem_ = std::make_shared<MemTable>(arena_block_size());
+    old = std::move(wal_);
+    wal_ = std::move(writer);
+    wal_number_ = *number;
+    install_view();
+    maybe_schedule_work();
+    (void)old->close();
+    return Status();
   }
   s = s.with_context("switching to a new WAL segment");
   std::lock_guard<std::mutex> lock(mu_);

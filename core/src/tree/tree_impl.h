@@ -155,12 +155,15 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   const Options options_;
   std::shared_ptr<Platform> platform_;
   std::unique_ptr<Storage> storage_;
-  std::unique_ptr<BlockCache> block_cache_;
-  std::unique_ptr<TableCache> table_cache_;
+  // Shared with every Version (and so with every iterator, which pins its Version): an iterator
+  // that outlives the tree never reads freed memory (tree.h, "Lifetimes").
+  std::shared_ptr<BlockCache> block_cache_;
+  std::shared_ptr<TableCache> table_cache_;
   std::unique_ptr<VersionSet> versions_;
   SnapshotRegistry snapshots_;
 
-  std::atomic<bool> closed_{false};
+  // Set by close(). Shared with every iterator, which checks it on each move (tree.h).
+  const std::shared_ptr<std::atomic<bool>> closed_ = std::make_shared<std::atomic<bool>>(false);
   std::unique_ptr<commit::CommitPipeline> pipeline_;
 
   // Owned by the commit leader, or by open/close when none runs.
@@ -177,7 +180,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   std::deque<ImmEntry> imms_;  // oldest first
   bool flush_scheduled_ = false;
   bool compaction_scheduled_ = false;
-  bool manual_compaction_ = false;
+  bool manual_compaction_ = false;  // compact_all() runs (close() waits for it)
+  // Input bytes compact_all() reads between two looks at closing_.
+  static constexpr uint64_t kManualCompactionStepBytes = 4u << 20;
   // A background compaction between two of its steps (Options::compaction_step_bytes).
   std::unique_ptr<CompactionJob> bg_job_;
   bool closing_ = false;

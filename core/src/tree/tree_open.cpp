@@ -8,6 +8,7 @@
 // naming the file and offset. New writes go to a fresh segment.
 
 #include <algorithm>
+#include <cstdio>
 
 #include "format/file_names.h"
 #include "memtable/batch_insert.h"
@@ -23,6 +24,12 @@ namespace {
 
 Status check_options(const Options& o) {
   if (o.path.empty()) return Status::invalid_argument("options: path is empty");
+  if ((o.file_mode & ~0777u) != 0 || (o.file_mode & 0600u) != 0600u) {
+    char mode[16];
+    std::snprintf(mode, sizeof(mode), "%o", o.file_mode);
+    return Status::invalid_argument(std::string("options: file_mode 0") + mode +
+                                    " must include 0600 and nothing beyond 0777");
+  }
   if (o.memtable_size < 4 * 1024) {
     return Status::invalid_argument("options: memtable_size must be at least 4 KiB");
   }
@@ -72,7 +79,7 @@ Result<std::shared_ptr<TreeImpl>> TreeImpl::open(const Options& options) {
   std::shared_ptr<TreeImpl> t(new TreeImpl(options));
   Status s = t->open_impl();
   if (!s.ok()) {
-    t->closed_ = true;
+    t->closed_->store(true);
     return s;
   }
   return t;
@@ -88,10 +95,11 @@ Status TreeImpl::open_impl() {
   StorageOptions storage_options;
   storage_options.create_if_missing = options_.create_if_missing;
   storage_options.marker = current_file_name();
+  storage_options.file_mode = options_.file_mode;
   SKV_ASSIGN_OR_RETURN(storage_, platform_->open_storage(options_.path, storage_options));
-  block_cache_ = std::make_unique<BlockCache>(options_.block_cache_capacity);
-  table_cache_ = std::make_unique<TableCache>(storage_.get(), block_cache_.get(), 1000);
-  versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_.get());
+  block_cache_ = std::make_shared<BlockCache>(options_.block_cache_capacity);
+  table_cache_ = std::make_shared<TableCache>(storage_.get(), block_cache_, 1000);
+  versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_);
 
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> log_names, storage_->logs().list());
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> object_names, storage_->objects().list());
@@ -222,7 +230,7 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
 }
 
 Status TreeImpl::new_wal_segment() {
-  const uint64_t number = versions_->new_file_number();
+  SKV_ASSIGN_OR_RETURN(const uint64_t number, versions_->new_file_number());
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file,
                        storage_->logs().create(wal_file_name(number)));
   SKV_RETURN_IF_ERROR(storage_->sync_dir());
@@ -266,7 +274,7 @@ void TreeImpl::delete_obsolete_files() {
 }
 
 Status TreeImpl::check_open() const {
-  if (closed_.load(std::memory_order_acquire)) return Status::closed("tree is closed");
+  if (closed_->load(std::memory_order_acquire)) return Status::closed("tree is closed");
   return Status();
 }
 
@@ -303,7 +311,7 @@ TreeStats TreeImpl::stats() {
 }
 
 Status TreeImpl::close() {
-  if (closed_.exchange(true)) return Status();
+  if (closed_->exchange(true)) return Status();
   if (!storage_) return Status();
   // No more commits; everything queued is written (or fails) first.
   pipeline_->close();
@@ -334,8 +342,15 @@ Status TreeImpl::close() {
     std::lock_guard<std::mutex> lock(view_mu_);
     view_.reset();
   }
-  versions_.reset();
-  table_cache_.reset();
+  // Iterators and reads still running keep the caches and their Versions alive (shared), but
+  // none may open a table once the storage goes: this waits for opens in progress.
+  table_cache_->close();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    versions_.reset();
+    table_cache_.reset();
+    block_cache_.reset();
+  }
   storage_.reset();  // releases the lock
   return s;
 }

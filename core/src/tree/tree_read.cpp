@@ -30,7 +30,9 @@ void TreeImpl::install_view() {
 Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string* value,
                      bool* found) {
   *found = false;
+  SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
+  if (v == nullptr) return Status::closed("tree is closed");
   MemTable::GetResult r;
   bool hit = v->mem->get(key, snapshot, &r);
   for (size_t i = 0; !hit && i < v->imms.size(); ++i) hit = v->imms[i]->get(key, snapshot, &r);
@@ -53,25 +55,48 @@ Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string*
 
 namespace {
 
-// Keeps the memtables and version of a ReadView alive for as long as the iterator lives.
+// Keeps the memtables and version of a ReadView alive for as long as the iterator lives (the
+// version keeps the table and block caches alive), and stops at the tree's close(): from then on
+// every move leaves it invalid with status Closed, and nothing of the closed tree is read.
 class PinnedIterator final : public UserIterator {
  public:
-  PinnedIterator(std::shared_ptr<const ReadView> view, std::unique_ptr<UserIterator> it)
-      : view_(std::move(view)), it_(std::move(it)) {}
-  bool valid() const override { return it_->valid(); }
-  void seek_first() override { it_->seek_first(); }
-  void seek_last() override { it_->seek_last(); }
-  void seek(std::string_view k) override { it_->seek(k); }
-  void next() override { it_->next(); }
-  void prev() override { it_->prev(); }
+  PinnedIterator(std::shared_ptr<const ReadView> view, std::unique_ptr<UserIterator> it,
+                 std::shared_ptr<const std::atomic<bool>> tree_closed)
+      : view_(std::move(view)), it_(std::move(it)), tree_closed_(std::move(tree_closed)) {}
+  bool valid() const override { return !stopped_ && it_->valid(); }
+  void seek_first() override {
+    if (open()) it_->seek_first();
+  }
+  void seek_last() override {
+    if (open()) it_->seek_last();
+  }
+  void seek(std::string_view k) override {
+    if (open()) it_->seek(k);
+  }
+  void next() override {
+    if (open()) it_->next();
+  }
+  void prev() override {
+    if (open()) it_->prev();
+  }
   std::string_view key() const override { return it_->key(); }
   std::string_view value() const override { return it_->value(); }
   uint64_t timestamp() const override { return it_->timestamp(); }
-  Status status() const override { return it_->status(); }
+  Status status() const override {
+    if (stopped_) return Status::closed("the tree was closed while the iterator was open");
+    return it_->status();
+  }
 
  private:
+  bool open() {
+    if (!stopped_ && tree_closed_->load(std::memory_order_acquire)) stopped_ = true;
+    return !stopped_;
+  }
+
   std::shared_ptr<const ReadView> view_;
   std::unique_ptr<UserIterator> it_;
+  const std::shared_ptr<const std::atomic<bool>> tree_closed_;
+  bool stopped_ = false;
 };
 
 }  // namespace
@@ -81,6 +106,7 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snap
                                                              bool keys_only, bool fill_cache) {
   SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
+  if (v == nullptr) return Status::closed("tree is closed");  // close() ran since the check
   std::vector<std::unique_ptr<InternalIterator>> children;
   children.reserve(2 + v->imms.size() + static_cast<size_t>(v->version->level_count()));
   children.push_back(v->mem->new_iterator());
@@ -90,7 +116,7 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snap
   v->version->add_iterators(read_options, &children);
   auto it = new_db_iterator(new_merging_iterator(std::move(children)), snapshot, std::move(lower),
                             std::move(upper), keys_only);
-  return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it)));
+  return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it), closed_));
 }
 
 }  // namespace skv

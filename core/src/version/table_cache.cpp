@@ -8,8 +8,10 @@
 
 namespace skv {
 
-TableCache::TableCache(Storage* storage, BlockCache* block_cache, size_t max_open)
-    : storage_(storage), block_cache_(block_cache), max_open_(max_open == 0 ? 1 : max_open) {}
+TableCache::TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open)
+    : storage_(storage),
+      block_cache_(std::move(block_cache)),
+      max_open_(max_open == 0 ? 1 : max_open) {}
 
 TableCache::~TableCache() = default;
 
@@ -23,19 +25,23 @@ Result<std::shared_ptr<Table>> TableCache::get(uint64_t file_number) {
     }
   }
 
-  // Open outside the lock: it reads the footer, index and filter.
+  // Open outside the map's lock: it reads the footer, index and filter. close() waits for it.
   const std::string name = table_file_name(file_number);
-  auto file = storage_->objects().open(name);
-  if (!file.ok()) {
-    Status s = file.status();
-    if (s.is_not_found()) {
-      return Status::corruption(storage_->location() + ": table " + name +
-                                " is missing: " + s.message());
+  std::shared_ptr<Table> table;
+  {
+    std::shared_lock<std::shared_mutex> using_storage(storage_mu_);
+    if (storage_ == nullptr) return Status::closed("table " + name + ": the tree is closed");
+    auto file = storage_->objects().open(name);
+    if (!file.ok()) {
+      Status s = file.status();
+      if (s.is_not_found()) {
+        return Status::corruption(storage_->location() + ": table " + name +
+                                  " is missing: " + s.message());
+      }
+      return s;
     }
-    return s;
+    SKV_ASSIGN_OR_RETURN(table, Table::open(std::move(*file), file_number, block_cache_.get()));
   }
-  SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table,
-                       Table::open(std::move(*file), file_number, block_cache_));
 
   std::shared_ptr<Table> dropped;  // released after the lock
   std::lock_guard<std::mutex> lock(mu_);
@@ -69,6 +75,11 @@ void TableCache::evict(uint64_t file_number) {
     }
   }
   if (block_cache_ != nullptr) block_cache_->erase_file(file_number);
+}
+
+void TableCache::close() {
+  std::unique_lock<std::shared_mutex> lock(storage_mu_);
+  storage_ = nullptr;
 }
 
 size_t TableCache::size() const {

@@ -5,8 +5,13 @@
 // one is dropped from the cache when a new one comes in (it closes once the last shared_ptr to it,
 // e.g. an iterator, goes away).
 //
+// Lifetime: the cache shares ownership of the block cache (its tables read through it), and
+// every Version holds the cache by shared_ptr, so an iterator (which pins its Version) keeps both
+// alive for as long as it lives. The storage is only borrowed: close() ends that, after which a
+// miss fails with Closed instead of opening a file.
+//
 // Thread safety: every method may be called from many threads at once (an internal mutex guards
-// the map; tables are opened outside it).
+// the map; tables are opened outside it, under a shared lock that close() waits for).
 
 #ifndef SKV_VERSION_TABLE_CACHE_H_
 #define SKV_VERSION_TABLE_CACHE_H_
@@ -16,6 +21,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 #include "skv/platform.h"
@@ -28,8 +34,9 @@ class BlockCache;
 
 class TableCache {
  public:
-  // `storage` and `block_cache` (which may be null) must outlive the cache. `max_open` >= 1.
-  TableCache(Storage* storage, BlockCache* block_cache, size_t max_open);
+  // `storage` must stay valid until close() (or the cache's destruction); `block_cache` may be
+  // null. `max_open` >= 1.
+  TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open);
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
   ~TableCache();
@@ -46,7 +53,11 @@ class TableCache {
   // Number of tables currently cached.
   size_t size() const;
 
-  BlockCache* block_cache() const { return block_cache_; }
+  // Stops using the storage: waits for opens in progress, then every miss fails with Closed.
+  // Tables already open (and held by iterators) keep reading their files. Idempotent.
+  void close();
+
+  BlockCache* block_cache() const { return block_cache_.get(); }
 
  private:
   struct Entry {
@@ -54,8 +65,9 @@ class TableCache {
     std::list<uint64_t>::iterator lru_pos;
   };
 
-  Storage* const storage_;
-  BlockCache* const block_cache_;
+  std::shared_mutex storage_mu_;
+  Storage* storage_;  // null after close(); guarded by storage_mu_
+  const std::shared_ptr<BlockCache> block_cache_;
   const size_t max_open_;
 
   mutable std::mutex mu_;

@@ -16,8 +16,9 @@ bool file_overlaps_range(const FileMetaData& f, std::optional<std::string_view> 
   return true;
 }
 
-Version::Version(TableCache* table_cache, std::vector<std::vector<FileMetaPtr>> files)
-    : table_cache_(table_cache), files_(std::move(files)) {
+Version::Version(std::shared_ptr<TableCache> table_cache,
+                 std::vector<std::vector<FileMetaPtr>> files)
+    : table_cache_(std::move(table_cache)), files_(std::move(files)) {
   level_bytes_.reserve(files_.size());
   for (const auto& level : files_) {
     uint64_t bytes = 0;
@@ -87,10 +88,10 @@ void Version::add_iterators(const TableReadOptions& options,
     if (files_[level].empty()) continue;
     if (level == 0) {
       for (const auto& f : files_[0]) {
-        out->push_back(new_level_iterator(pin, table_cache_, {f}, options));
+        out->push_back(new_level_iterator(pin, table_cache_.get(), {f}, options));
       }
     } else {
-      out->push_back(new_level_iterator(pin, table_cache_, files_[level], options));
+      out->push_back(new_level_iterator(pin, table_cache_.get(), files_[level], options));
     }
   }
 }

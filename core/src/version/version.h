@@ -11,7 +11,8 @@
 // deletes only files that VersionSet::live_files() no longer reports.
 //
 // Thread safety: immutable once built; every const method may be called from many threads at once
-// without the tree's mutex. The TableCache passed in must outlive the Version.
+// without the tree's mutex. A Version shares ownership of its TableCache, so whoever holds the
+// Version (an iterator pins it) can still open its tables' cached blocks.
 
 #ifndef SKV_VERSION_VERSION_H_
 #define SKV_VERSION_VERSION_H_
@@ -34,7 +35,7 @@ class Version : public std::enable_shared_from_this<Version> {
  public:
   // REQUIRES: files.size() is the level count; files[0] is ordered newest first; every deeper
   // level is sorted by smallest key and non-overlapping (VersionSet checks this).
-  Version(TableCache* table_cache, std::vector<std::vector<FileMetaPtr>> files);
+  Version(std::shared_ptr<TableCache> table_cache, std::vector<std::vector<FileMetaPtr>> files);
   Version(const Version&) = delete;
   Version& operator=(const Version&) = delete;
 
@@ -71,7 +72,7 @@ class Version : public std::enable_shared_from_this<Version> {
   std::string debug_string() const;
 
  private:
-  TableCache* const table_cache_;
+  const std::shared_ptr<TableCache> table_cache_;
   const std::vector<std::vector<FileMetaPtr>> files_;
   std::vector<uint64_t> level_bytes_;
 };

@@ -143,7 +143,8 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
         }
         break;
       case kNextFileNumber:
-        if (next_file_number_ || !get_varint64(&in, &v) || v > kMaxFileNumber) {
+        // The next number is one to hand out, so it is below the bound too.
+        if (next_file_number_ || !get_varint64(&in, &v) || v >= kMaxFileNumber) {
           what = "bad or repeated next file number";
         } else {
           next_file_number_ = v;

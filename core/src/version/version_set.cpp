@@ -58,7 +58,8 @@ class VersionSet::Builder {
   }
 
   // Orders each level and checks that L1+ do not overlap.
-  Status finish(TableCache* cache, const std::string& where, std::shared_ptr<const Version>* out) {
+  Status finish(const std::shared_ptr<TableCache>& cache, const std::string& where,
+                std::shared_ptr<const Version>* out) {
     std::vector<std::vector<FileMetaPtr>> files(levels_.size());
     for (size_t level = 0; level < levels_.size(); ++level) {
       auto& v = files[level];
@@ -105,10 +106,11 @@ class VersionSet::Builder {
   std::map<uint64_t, int> level_of_;
 };
 
-VersionSet::VersionSet(Storage* storage, const Options& options, TableCache* table_cache)
+VersionSet::VersionSet(Storage* storage, const Options& options,
+                       std::shared_ptr<TableCache> table_cache)
     : storage_(storage),
       options_(options),
-      table_cache_(table_cache),
+      table_cache_(std::move(table_cache)),
       level_count_(std::clamp(options.level_count, 2, kMaxLevelCount)),
       compact_pointers_(static_cast<size_t>(level_count_)) {
   install(std::make_shared<const Version>(
@@ -123,6 +125,20 @@ void VersionSet::install(std::shared_ptr<const Version> v) {
   current_ = std::move(v);
   std::erase_if(handed_out_, [](const std::weak_ptr<const Version>& w) { return w.expired(); });
   handed_out_.push_back(current_);
+}
+
+Result<uint64_t> VersionSet::new_file_number() {
+  uint64_t n = next_file_number_.load();
+  do {
+    if (n >= kMaxFileNumber) {
+      return Status::corruption(
+          storage_->location() + ": file numbers are exhausted (the next would be " +
+          std::to_string(n) + ", the limit is " + std::to_string(kMaxFileNumber) +
+          "): a file in the database's directory, or its manifest, carries a number near the " +
+          "limit; nothing new is written");
+    }
+  } while (!next_file_number_.compare_exchange_weak(n, n + 1));
+  return n;
 }
 
 void VersionSet::mark_file_number_used(uint64_t number) {
@@ -336,7 +352,10 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
 
   if (!edit->log_number()) edit->set_log_number(log_number_);
   const bool roll = manifest_ == nullptr || manifest_->size() >= max_manifest_size_;
-  const uint64_t new_manifest = roll ? new_file_number() : 0;
+  uint64_t new_manifest = 0;
+  if (roll) {
+    SKV_ASSIGN_OR_RETURN(new_manifest, new_file_number());
+  }
   edit->set_next_file_number(next_file_number_.load());
   edit->set_last_sequence(last_sequence_);
 

@@ -41,9 +41,9 @@ constexpr uint64_t kMaxManifestSize = 64ull * 1024 * 1024;
 
 class VersionSet {
  public:
-  // `storage` and `table_cache` must outlive the set. options.level_count must be in
-  // [2, kMaxLevelCount].
-  VersionSet(Storage* storage, const Options& options, TableCache* table_cache);
+  // `storage` must outlive the set; its Versions share `table_cache`. options.level_count must be
+  // in [2, kMaxLevelCount].
+  VersionSet(Storage* storage, const Options& options, std::shared_ptr<TableCache> table_cache);
   VersionSet(const VersionSet&) = delete;
   VersionSet& operator=(const VersionSet&) = delete;
   ~VersionSet();
@@ -78,8 +78,11 @@ class VersionSet {
   // The current Version. Holding it keeps its files alive (see live_files()).
   std::shared_ptr<const Version> current() const { return current_; }
 
-  // Allocates a fresh file number (for a table, WAL segment or manifest). Thread-safe.
-  uint64_t new_file_number() { return next_file_number_.fetch_add(1); }
+  // Allocates a fresh file number (for a table, WAL segment or manifest). Thread-safe. Numbers
+  // stay below kMaxFileNumber (format/file_names.h): past it, Corruption saying so, and nothing
+  // is allocated. Only a file of the database numbered near the bound (a stray file named like
+  // one, or a damaged manifest) can bring that about; 2^56 allocations take centuries.
+  Result<uint64_t> new_file_number();
   // The number the next new_file_number() returns (without allocating). Thread-safe.
   uint64_t next_file_number() const { return next_file_number_.load(); }
   // Ensures future numbers are above `number` (e.g. for a WAL segment found on disk).
@@ -108,7 +111,7 @@ class VersionSet {
   std::set<uint64_t> live_files();
 
   const Options& options() const { return options_; }
-  TableCache* table_cache() const { return table_cache_; }
+  TableCache* table_cache() const { return table_cache_.get(); }
 
   // Overrides kMaxManifestSize (tests use a small limit to exercise rollover).
   void set_max_manifest_size(uint64_t bytes) { max_manifest_size_ = bytes; }
@@ -126,7 +129,7 @@ class VersionSet {
 
   Storage* const storage_;
   const Options options_;
-  TableCache* const table_cache_;
+  const std::shared_ptr<TableCache> table_cache_;
   const int level_count_;
 
   std::atomic<uint64_t> next_file_number_{2};
