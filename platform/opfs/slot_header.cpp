@@ -80,7 +80,10 @@ std::string encode_slot_header(const SlotHeader& h) {
 
 SlotHeaderCopy decode_slot_header_copy(std::string_view bytes) {
   std::string copy(kSlotHeaderCopySize, '\0');
-  std::memcpy(copy.data(), bytes.data(), std::min(bytes.size(), kSlotHeaderCopySize));
+  // (An empty view may have no data pointer at all, which memcpy must never be given.)
+  if (!bytes.empty()) {
+    std::memcpy(copy.data(), bytes.data(), std::min(bytes.size(), kSlotHeaderCopySize));
+  }
   if (all_zero(copy)) return SlotHeaderCopy();  // never written
   const char* p = copy.data();
   if (std::memcmp(p, kMagic, sizeof(kMagic)) != 0) return damaged("bad magic");

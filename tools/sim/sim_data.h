@@ -24,7 +24,7 @@ class DataGen {
   explicit DataGen(Rng* rng) : rng_(rng) {
     hot_ = {"a", "b", "hot", std::string(1, '\0'), "\xff", "k050"};
     for (int i = 0; i < 160; ++i) {
-      char buf[8];
+      char buf[16];
       std::snprintf(buf, sizeof(buf), "k%03d", i);
       plain_.push_back(buf);
     }
