@@ -41,8 +41,10 @@ class BufferIterator final : public UserIterator {
   }
 
   void next() override {
-    // The first entry after every version of the current key (seq 0 sorts after them all).
-    it_.seek(probe_.make(cur_->key(), 0));
+    // Past every version of the current key: usually the next entry already is; otherwise seek
+    // (seq 0 sorts after every version of the key).
+    it_.next();
+    if (it_.valid() && it_.key()->key() == cur_->key()) it_.seek(probe_.make(cur_->key(), 0));
     settle_forward();
   }
 
