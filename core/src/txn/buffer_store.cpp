@@ -20,7 +20,7 @@ BufferEntry* construct_entry(char* mem, uint64_t seq, std::string_view key) {
 
 BufferEntry* BufferStore::add(uint64_t seq, std::string_view key, std::string_view value,
                               bool is_delete, uint64_t timestamp) {
-  assert(key.size() <= UINT16_MAX && value.size() <= UINT32_MAX);
+  assert(!key.empty() && key.size() <= UINT16_MAX && value.size() <= UINT32_MAX);
   char* mem = arena.allocate_aligned(BufferEntry::allocation_size(key.size(), value.size()));
   BufferEntry* e = construct_entry(mem, seq, key);
   e->value_size = static_cast<uint32_t>(value.size());
@@ -31,12 +31,6 @@ BufferEntry* BufferStore::add(uint64_t seq, std::string_view key, std::string_vi
   }
   list.insert(e);
   return e;
-}
-
-const BufferEntry* BufferProbe::make(std::string_view key, uint64_t seq) {
-  const size_t bytes = sizeof(BufferEntry) + key.size();
-  words_.resize((bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t));
-  return construct_entry(reinterpret_cast<char*>(words_.data()), seq, key);
 }
 
 const BufferEntry* find_visible(BufferStore::List::Iterator* it, BufferProbe* probe,

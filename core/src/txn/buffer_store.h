@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
-#include <vector>
 
 #include "memtable/arena.h"
 #include "memtable/skiplist.h"
@@ -42,10 +41,13 @@ struct BufferEntry {
   // The rollback step that undid this write, or kAlive. Set by the writer through the const
   // pointers the skiplist holds.
   mutable std::atomic<uint64_t> died_at{kAlive};
-  uint64_t timestamp = 0;        // 0: stamped with the commit time
-  BufferEntry* older = nullptr;  // writer only: the entry written just before this one
+  uint64_t timestamp = 0;  // 0: stamped with the commit time; in a probe, its key's length
+  union {
+    BufferEntry* older = nullptr;  // writer only: the entry written just before this one
+    const char* probe_key;         // in a probe: its key's bytes
+  };
   uint32_t value_size = 0;
-  uint16_t key_size = 0;
+  uint16_t key_size = 0;  // at least 1; 0 marks a search probe (BufferProbe)
   bool is_delete = false;
   // Writer only: neither the transaction's current state nor any of its savepoints needs this
   // entry any more, so a compaction may leave it out.
@@ -55,6 +57,11 @@ struct BufferEntry {
   std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_size}; }
   std::string_view value() const {
     return {reinterpret_cast<const char*>(this + 1) + key_size, value_size};
+  }
+  // The key, for an entry or a probe (only the skiplist's comparisons meet probes).
+  std::string_view search_key() const {
+    if (key_size != 0) return key();
+    return {probe_key, static_cast<size_t>(timestamp)};
   }
   bool alive() const { return died_at.load(std::memory_order_relaxed) == kAlive; }
   bool visible_in(uint64_t view) const {
@@ -70,7 +77,7 @@ static_assert(sizeof(BufferEntry) == 40);
 // Key ascending (bytewise), then seq descending: the newest version of a key comes first.
 struct BufferEntryOrder {
   int operator()(const BufferEntry* a, const BufferEntry* b) const {
-    const int c = a->key().compare(b->key());
+    const int c = a->search_key().compare(b->search_key());
     if (c != 0) return c;
     if (a->seq == b->seq) return 0;
     return a->seq > b->seq ? -1 : 1;
@@ -80,18 +87,20 @@ struct BufferEntryOrder {
 struct BufferStore {
   using List = SkipList<const BufferEntry*, BufferEntryOrder>;
 
-  // Arena blocks: small enough that a transaction of one write costs little, large enough that
-  // the per-block bookkeeping stays below 1%.
+  // Arena blocks: large enough that the per-block bookkeeping stays below 1%. The first one is
+  // smaller, so that a transaction of a few writes costs little (and its block comes from the
+  // allocator's small-size caches).
   static constexpr size_t kBlockSize = 4096;
+  static constexpr size_t kFirstBlockSize = 1024;
 
-  BufferStore() : arena(kBlockSize), list(BufferEntryOrder(), &arena) {}
+  BufferStore() : arena(kBlockSize, kFirstBlockSize), list(BufferEntryOrder(), &arena) {}
   BufferStore(const BufferStore&) = delete;
   BufferStore& operator=(const BufferStore&) = delete;
 
   // Bytes held: the arena's blocks and this object.
   size_t memory_usage() const { return arena.memory_usage() + sizeof(BufferStore); }
 
-  // Copies a new entry into the arena and links it in. REQUIRES: key.size() <= UINT16_MAX,
+  // Copies a new entry into the arena and links it in. REQUIRES: key is 1..UINT16_MAX bytes,
   // value.size() <= UINT32_MAX, no entry with the same key and seq.
   BufferEntry* add(uint64_t seq, std::string_view key, std::string_view value, bool is_delete,
                    uint64_t timestamp);
@@ -100,14 +109,21 @@ struct BufferStore {
   List list;
 };
 
-// A search key for the store's skiplist: an entry header with `key` and `seq`, in a buffer this
-// object owns and reuses. The entry returned is valid until the next make().
+// A search key for the store's skiplist: an entry header that points at `key` (which must stay
+// valid while the probe is used) instead of holding it. The entry returned is valid until the
+// next make().
 class BufferProbe {
  public:
-  const BufferEntry* make(std::string_view key, uint64_t seq);
+  const BufferEntry* make(std::string_view key, uint64_t seq) {
+    probe_.seq = seq;
+    probe_.key_size = 0;
+    probe_.probe_key = key.data();
+    probe_.timestamp = key.size();
+    return &probe_;
+  }
 
  private:
-  std::vector<uint64_t> words_;
+  BufferEntry probe_;
 };
 
 // The newest entry of `key` visible in `view`, or null. `it` is left on that entry.
