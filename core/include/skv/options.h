@@ -51,8 +51,17 @@ enum class CommitPipeline : uint8_t {
 // Limits on single entries. Larger ones are refused with Code::InvalidArgument.
 constexpr size_t kMaxKeySize = 64 * 1024 - 1;
 constexpr size_t kMaxValueSize = 64 * 1024 * 1024;
-// Limit on the bytes (keys plus values) one transaction may buffer; a write past it is refused
-// with Code::InvalidArgument and the transaction stays usable.
+// Limit on the memory one transaction's buffered writes may hold. It counts what is really held:
+// every buffered version's key and value plus about 60 bytes of bookkeeping (a 40-byte header
+// and a skiplist node), so at most about four million tiny writes fit; the versions a savepoint
+// can still return to; and the versions an open iterator of the transaction still shows.
+// Rewriting a key whose current version no savepoint and no iterator can see costs nothing more
+// when the new value is no longer, and versions nothing needs are reclaimed. A set(), del() or
+// set_savepoint() that could take the transaction past the limit is refused with
+// Code::InvalidArgument, before anything is allocated; nothing changes and the transaction stays
+// usable (rolling back to a savepoint or dropping iterators makes room again). Not counted:
+// commit() encodes the writes once more (about their size) before the buffer is freed, and
+// iterators' own small state. docs/transactions.md has the details.
 constexpr size_t kMaxTransactionSize = 256 * 1024 * 1024;
 
 struct Options {

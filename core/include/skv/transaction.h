@@ -11,8 +11,16 @@
 // Code::Closed. Destroying an unfinished transaction rolls it back.
 //
 // Keys must be 1..kMaxKeySize bytes, values at most kMaxValueSize bytes (options.h); violations
-// return Code::InvalidArgument and change nothing. Ranges are [start, end): an empty `start` means
-// "from the first key", an empty `end` means "to the last key".
+// return Code::InvalidArgument and change nothing. The buffered writes, the versions savepoints
+// may return to and the versions open iterators show share one memory limit,
+// kMaxTransactionSize (options.h): a write or savepoint that could take the transaction past it
+// returns Code::InvalidArgument naming the limit, changes nothing, and the transaction stays
+// usable. Ranges are [start, end): an empty `start` means "from the first key", an empty `end`
+// means "to the last key".
+//
+// Costs: a write is O(log n) in the writes buffered, also after iterators were created (they
+// copy nothing); creating an iterator copies nothing of the buffer; rolling back to a savepoint
+// is O(writes undone).
 //
 // Thread safety: one transaction is used by one thread at a time; different transactions may be
 // used from different threads at once. Copying: movable, not copyable.
@@ -46,9 +54,10 @@ class Transaction {
 
   Mode mode() const;
 
-  // Buffers a write of `value` under `key`. ReadOnly on a read-only transaction.
+  // Buffers a write of `value` under `key`. ReadOnly on a read-only transaction;
+  // InvalidArgument past the size limits (above).
   Status set(std::string_view key, std::string_view value);
-  // Buffers a delete of `key` (deleting a missing key is not an error).
+  // Buffers a delete of `key` (deleting a missing key is not an error). Same errors as set().
   Status del(std::string_view key);
 
   // The value of `key` in this transaction's view, or nullopt if it has none. The returned
@@ -80,7 +89,9 @@ class Transaction {
   // Discards the buffered writes and finishes the transaction.
   Status rollback();
 
-  // Marks the current state of the buffered writes; savepoints nest.
+  // Marks the current state of the buffered writes; savepoints nest. InvalidArgument if the
+  // transaction is at its memory limit. The versions a savepoint can return to stay held (and
+  // count) until it is rolled back or the transaction ends.
   Status set_savepoint();
   // Undoes the buffered writes made since the most recent savepoint and removes it.
   // InvalidArgument if there is none.

@@ -1,12 +1,15 @@
 #include "memtable/arena.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 
 namespace skv {
 
-Arena::Arena(size_t block_size)
-    : block_size_(block_size < kMinBlockSize ? kMinBlockSize : block_size) {}
+Arena::Arena(size_t block_size, size_t first_block_size)
+    : block_size_(block_size < kMinBlockSize ? kMinBlockSize : block_size),
+      next_block_size_(first_block_size == 0 ? block_size_
+                                             : std::max(first_block_size, block_size_ / 4)) {}
 Arena::~Arena() = default;
 
 char* Arena::allocate_fallback(size_t bytes) {
@@ -15,8 +18,9 @@ char* Arena::allocate_fallback(size_t bytes) {
     // Big: its own block, and the current block keeps serving small requests.
     return allocate_new_block(bytes);
   }
-  alloc_ptr_ = allocate_new_block(block_size_);
-  alloc_bytes_remaining_ = block_size_;
+  alloc_ptr_ = allocate_new_block(next_block_size_);
+  alloc_bytes_remaining_ = next_block_size_;
+  next_block_size_ = block_size_;
   char* result = alloc_ptr_;
   alloc_ptr_ += bytes;
   alloc_bytes_remaining_ -= bytes;

@@ -27,8 +27,10 @@ class Arena {
   static constexpr size_t kAlignment = 8;
   static_assert(alignof(void*) <= kAlignment && alignof(uint64_t) <= kAlignment);
 
-  // REQUIRES: block_size >= kMinBlockSize (smaller values are raised to it).
-  explicit Arena(size_t block_size = kBlockSize);
+  // REQUIRES: block_size >= kMinBlockSize (smaller values are raised to it). The first block for
+  // small allocations has `first_block_size` bytes instead (0: block_size; otherwise raised to
+  // at least a quarter of block_size), so an arena that stays small stays cheap.
+  explicit Arena(size_t block_size = kBlockSize, size_t first_block_size = 0);
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena();
@@ -49,6 +51,7 @@ class Arena {
   char* allocate_new_block(size_t bytes);
 
   const size_t block_size_;
+  size_t next_block_size_;  // of the next block for small allocations
   char* alloc_ptr_ = nullptr;
   size_t alloc_bytes_remaining_ = 0;
   std::vector<std::unique_ptr<char[]>> blocks_;

@@ -24,6 +24,12 @@
 
 namespace skv {
 
+// The most one entry adds to a block beyond its key delta and value: three varint32 headers and a
+// restart slot.
+constexpr size_t kMaxBlockEntryOverhead = 3 * 5 + 4;
+// The restart count at the end of every block.
+constexpr size_t kBlockCountSize = 4;
+
 class BlockBuilder {
  public:
   // `restart_interval` below 1 is treated as 1.

@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "util/coding.h"
@@ -111,9 +112,16 @@ void BlockEncoder::encode(std::string_view raw, bool allow_compression, std::str
   put_fixed32(out, crc32c::mask(crc32c::value(out->data(), out->size())));
 }
 
-Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h) {
+Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
+                                 uint64_t max_size) {
   const std::string& name = file.name();
-  if (h.size > kMaxBlockSize) return corrupt(name, "block size too large", h.offset);
+  const uint64_t limit = std::min<uint64_t>(max_size, kMaxBlockSize);
+  if (h.size > limit) {
+    return corrupt(name,
+                   "block of " + std::to_string(h.size) + " bytes, above the " +
+                       std::to_string(limit) + " its table allows,",
+                   h.offset);
+  }
   const uint64_t n = h.size + kBlockTrailerSize;
   const uint64_t file_size = file.size();
   if (h.offset > file_size || n > file_size - h.offset) {
@@ -143,7 +151,12 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h)
   uint64_t raw_size = 0;
   const char* p = decode_varint64(data, data + payload, &raw_size);
   if (p == nullptr) return corrupt(name, "bad compressed block length", h.offset);
-  if (raw_size > kMaxBlockSize) return corrupt(name, "compressed block too large", h.offset);
+  if (raw_size > limit) {
+    return corrupt(name,
+                   "compressed block claiming " + std::to_string(raw_size) + " bytes, above the " +
+                       std::to_string(limit) + " its table allows,",
+                   h.offset);
+  }
   const size_t frame_size = static_cast<size_t>(data + payload - p);
   unsigned long long declared = ZSTD_getFrameContentSize(p, frame_size);
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != raw_size) {

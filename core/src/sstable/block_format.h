@@ -100,11 +100,14 @@ class BlockEncoder {
 };
 
 // Reads the block at `h` from `file`, checks its trailer and checksum, and decompresses it.
-// The result is a single copy of the decoded bytes. Corruption naming the file and the block
-// offset if the handle leaves the file, the size exceeds kMaxBlockSize, the read is short, the
-// checksum or compression type is wrong, or decompression fails or yields a different length.
-// I/O errors from the file are returned as they are.
-Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h);
+// The result is a single copy of the decoded bytes. `max_size` is the most the block may hold,
+// stored or decoded (what its table allows, table_properties.h; kMaxBlockSize at most): a
+// larger stored size or claimed raw_size is refused before anything is allocated for it.
+// Corruption naming the file and the block offset if the handle leaves the file, a size exceeds
+// max_size, the read is short, the checksum or compression type is wrong, or decompression fails
+// or yields a different length. I/O errors from the file are returned as they are.
+Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
+                                 uint64_t max_size = kMaxBlockSize);
 
 }  // namespace skv
 

@@ -57,8 +57,14 @@ int bloom_num_probes(int bits_per_key) {
   return std::clamp(k, 1, 30);
 }
 
+uint64_t bloom_max_filter_bytes(uint64_t keys) {
+  constexpr uint64_t kMaxKeys = UINT64_MAX / kMaxBloomBitsPerKey;
+  const uint64_t bits = keys > kMaxKeys ? UINT64_MAX - 7 : keys * kMaxBloomBitsPerKey;
+  return (std::max<uint64_t>(bits, 64) + 7) / 8 + 1;  // the bit array and num_probes
+}
+
 BloomFilterBuilder::BloomFilterBuilder(int bits_per_key)
-    : bits_per_key_(std::clamp(bits_per_key, 1, 100)) {}
+    : bits_per_key_(std::clamp(bits_per_key, 1, kMaxBloomBitsPerKey)) {}
 
 void BloomFilterBuilder::finish(std::string* dst) const {
   uint64_t bits = static_cast<uint64_t>(hashes_.size()) * static_cast<uint64_t>(bits_per_key_);

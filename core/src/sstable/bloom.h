@@ -26,9 +26,16 @@ uint64_t bloom_hash(std::string_view key);
 // The number of probes for `bits_per_key`: round(bits_per_key * 0.69) clamped to [1, 30].
 int bloom_num_probes(int bits_per_key);
 
+// BloomFilterBuilder clamps bits_per_key to [1, kMaxBloomBitsPerKey].
+constexpr int kMaxBloomBitsPerKey = 100;
+
+// The largest filter_block BloomFilterBuilder::finish() writes for `keys` keys (any
+// bits_per_key), saturating instead of overflowing.
+uint64_t bloom_max_filter_bytes(uint64_t keys);
+
 class BloomFilterBuilder {
  public:
-  // `bits_per_key` is clamped to [1, 100].
+  // `bits_per_key` is clamped to [1, kMaxBloomBitsPerKey].
   explicit BloomFilterBuilder(int bits_per_key);
 
   void add_key(std::string_view key) { hashes_.push_back(bloom_hash(key)); }

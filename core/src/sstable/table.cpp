@@ -1,6 +1,9 @@
 #include "sstable/table.h"
 
 #include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "cache/block_cache.h"
@@ -36,6 +39,33 @@ bool overlaps(const BlockHandle& a, const BlockHandle& b) {
   return a.offset < b.end() && b.offset < a.end();
 }
 
+// The data blocks of a table found corrupt, by offset, with the error each gave. A table is
+// immutable, so a block that failed its checks once fails them every time: later reads return
+// the same error without reading or decompressing the block again. At most one entry per data
+// block.
+class CorruptBlocks {
+ public:
+  // The remembered error of the block at `offset`, or OK.
+  Status find(uint64_t offset) const {
+    if (!any_.load(std::memory_order_acquire)) return Status::OK();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = errors_.find(offset);
+    return it == errors_.end() ? Status::OK() : it->second;
+  }
+  // Remembers `s` if it is a corruption (I/O errors may pass).
+  void note(uint64_t offset, const Status& s) {
+    if (!s.is_corruption()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    errors_.emplace(offset, s);
+    any_.store(true, std::memory_order_release);
+  }
+
+ private:
+  std::atomic<bool> any_{false};
+  mutable std::mutex mu_;
+  std::map<uint64_t, Status> errors_;
+};
+
 }  // namespace
 
 struct Table::Rep {
@@ -50,6 +80,8 @@ struct Table::Rep {
   BloomFilter filter;
   bool has_filter = false;
   TableProperties props;
+  TableBlockLimits limits;               // from props
+  mutable CorruptBlocks corrupt_blocks;  // filled by reads
 
   const std::string& name() const { return file->name(); }
 
@@ -63,10 +95,24 @@ struct Table::Rep {
       std::shared_ptr<const void> hit = cache->lookup(file_number, h.offset);
       if (hit != nullptr) return std::static_pointer_cast<const Block>(hit);
     }
-    SKV_ASSIGN_OR_RETURN(BlockContents contents, read_block(*file, h));
-    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                         Block::create(std::move(contents), name(), h.offset));
-    if (cache != nullptr && fill_cache) cache->insert(file_number, h.offset, block, block->size());
+    // A block never enters the cache unless it passed its checks, so only a miss can be one
+    // that failed before.
+    Status known = corrupt_blocks.find(h.offset);
+    if (!known.ok()) return known;
+    Result<BlockContents> contents = read_block(*file, h, limits.data);
+    if (!contents.ok()) {
+      corrupt_blocks.note(h.offset, contents.status());
+      return contents.status();
+    }
+    Result<std::shared_ptr<const Block>> block =
+        Block::create(std::move(contents).value(), name(), h.offset);
+    if (!block.ok()) {
+      corrupt_blocks.note(h.offset, block.status());
+      return block.status();
+    }
+    if (cache != nullptr && fill_cache) {
+      cache->insert(file_number, h.offset, *block, (*block)->size());
+    }
     return block;
   }
 
@@ -122,16 +168,18 @@ Status Table::Rep::read_metadata() {
     data_end = std::min(data_end, meta[i].offset);
   }
 
-  SKV_ASSIGN_OR_RETURN(BlockContents props_data, read_block(*file, footer.properties));
+  SKV_ASSIGN_OR_RETURN(BlockContents props_data,
+                       read_block(*file, footer.properties, kMaxPropertiesBlockSize));
   if (!decode_table_properties(props_data.view(), &props) || props.num_entries == 0) {
     return table_corruption(n, "bad properties block", footer.properties.offset);
   }
+  limits = table_block_limits(props);
 
-  SKV_ASSIGN_OR_RETURN(BlockContents index_data, read_block(*file, footer.index));
+  SKV_ASSIGN_OR_RETURN(BlockContents index_data, read_block(*file, footer.index, limits.index));
   SKV_ASSIGN_OR_RETURN(index, Block::create(std::move(index_data), n, footer.index.offset));
 
   if (has_filter) {
-    SKV_ASSIGN_OR_RETURN(filter_data, read_block(*file, footer.filter));
+    SKV_ASSIGN_OR_RETURN(filter_data, read_block(*file, footer.filter, limits.filter));
     if (!filter.parse(filter_data.view())) {
       return table_corruption(n, "bad filter block", footer.filter.offset);
     }

@@ -31,9 +31,6 @@ namespace skv {
 
 namespace {
 
-// Entry overhead beyond key and value bytes: three varint32 headers and a restart slot.
-constexpr size_t kEntryOverhead = 3 * kMaxVarint32Bytes + 4;
-
 // A short internal key k with last <= k < next, or `last` itself when none is shorter.
 // REQUIRES: compare_internal_keys(last, next) < 0.
 std::string separator_between(std::string_view last, std::string_view next) {
@@ -150,10 +147,14 @@ Status TableBuilder::add(std::string_view ikey, std::string_view value) {
   if (!parse_internal_key(ikey, &parsed)) {
     return Status::invalid_argument("table builder: malformed internal key");
   }
+  if (parsed.user_key.size() > kMaxKeySize) {
+    // Readers bound the properties block by two keys of this size (table_properties.h).
+    return Status::invalid_argument("table builder: key larger than kMaxKeySize");
+  }
   if (r.props.num_entries > 0 && compare_internal_keys(ikey, r.last_key) <= 0) {
     return Status::invalid_argument("table builder: keys added out of order");
   }
-  const uint64_t entry_size = uint64_t{ikey.size()} + value.size() + kEntryOverhead;
+  const uint64_t entry_size = uint64_t{ikey.size()} + value.size() + kMaxBlockEntryOverhead;
   if (entry_size + 8 > kMaxBlockSize) {
     return Status::invalid_argument("table builder: entry larger than the block size limit");
   }

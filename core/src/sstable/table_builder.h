@@ -26,7 +26,8 @@ class TableBuilder {
   ~TableBuilder();
 
   // REQUIRES: `ikey` sorts after every key added before (internal-key order).
-  // Errors from the writer are sticky: later calls return them.
+  // InvalidArgument for a malformed internal key, a user key longer than kMaxKeySize, or an
+  // entry too large for one block. Errors from the writer are sticky: later calls return them.
   Status add(std::string_view ikey, std::string_view value);
 
   uint64_t num_entries() const;

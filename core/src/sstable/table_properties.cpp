@@ -1,8 +1,40 @@
 #include "sstable/table_properties.h"
 
+#include <algorithm>
+
+#include "sstable/block_builder.h"
+#include "sstable/block_format.h"
+#include "sstable/bloom.h"
 #include "util/coding.h"
 
 namespace skv {
+
+namespace {
+
+// Sums and products that stop at kMaxBlockSize instead of overflowing: every input may be
+// damaged.
+uint64_t capped_add(uint64_t a, uint64_t b) {
+  return a > kMaxBlockSize || b > kMaxBlockSize - a ? kMaxBlockSize : a + b;
+}
+uint64_t capped_mul(uint64_t a, uint64_t b) {
+  return b != 0 && a > kMaxBlockSize / b ? kMaxBlockSize : std::min<uint64_t>(a * b, kMaxBlockSize);
+}
+
+}  // namespace
+
+TableBlockLimits table_block_limits(const TableProperties& p) {
+  TableBlockLimits l;
+  l.data =
+      capped_add(capped_add(p.raw_key_bytes, p.raw_value_bytes),
+                 capped_add(capped_mul(p.num_entries, kMaxBlockEntryOverhead), kBlockCountSize));
+  constexpr uint64_t kMaxHandleBytes = 2 * kMaxVarint64Bytes;
+  l.index =
+      capped_add(p.raw_key_bytes,
+                 capped_add(capped_mul(p.data_blocks, kMaxBlockEntryOverhead + kMaxHandleBytes),
+                            kBlockCountSize));
+  l.filter = std::min<uint64_t>(bloom_max_filter_bytes(p.num_entries), kMaxBlockSize);
+  return l;
+}
 
 void encode_table_properties(const TableProperties& p, std::string* dst) {
   put_varint64(dst, p.num_entries);

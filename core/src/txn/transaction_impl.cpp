@@ -46,31 +46,21 @@ Status TransactionImpl::set(std::string_view key, std::string_view value) {
     return Status::invalid_argument("value of " + std::to_string(value.size()) +
                                     " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
   }
-  if (writes_.bytes() + key.size() + value.size() > kMaxTransactionSize) {
-    return Status::invalid_argument("transaction would exceed its limit of " +
-                                    std::to_string(kMaxTransactionSize) + " bytes");
-  }
-  writes_.put(key, value, 0);
-  return Status();
+  return writes_.put(key, value, 0);
 }
 
 Status TransactionImpl::del(std::string_view key) {
   SKV_RETURN_IF_ERROR(check_writable(key));
-  if (writes_.bytes() + key.size() > kMaxTransactionSize) {
-    return Status::invalid_argument("transaction would exceed its limit of " +
-                                    std::to_string(kMaxTransactionSize) + " bytes");
-  }
-  writes_.del(key, 0);
-  return Status();
+  return writes_.del(key, 0);
 }
 
 Result<std::optional<std::string>> TransactionImpl::get(std::string_view key) const {
   SKV_RETURN_IF_ERROR(check_readable());
   if (key.empty()) return Status::invalid_argument("empty key");
   if (key.size() > kMaxKeySize) return Status::invalid_argument("key exceeds the size limit");
-  if (const BufferedWrite* w = writes_.find(key)) {
+  if (std::optional<BufferedWrite> w = writes_.find(key)) {
     if (w->is_delete) return std::optional<std::string>();
-    return std::optional<std::string>(w->value);
+    return std::optional<std::string>(std::string(w->value));
   }
   std::string value;
   bool found = false;
@@ -125,8 +115,7 @@ Status TransactionImpl::rollback() {
 
 Status TransactionImpl::set_savepoint() {
   SKV_RETURN_IF_ERROR(check_usable());
-  writes_.set_savepoint();
-  return Status();
+  return writes_.set_savepoint();
 }
 
 Status TransactionImpl::rollback_to_savepoint() {
