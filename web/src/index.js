@@ -144,11 +144,11 @@ export class Database {
    * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
    */
   async get(key, options) {
-    checkOptions(options, READ_OPTIONS, 'get');
+    const checked = /** @type {O} */ (checkOptions(options, READ_OPTIONS, 'get'));
     const k = toUint8(key, 'key');
     const tx = this.begin('readonly');
     try {
-      return await tx.get(k, options);
+      return await tx.get(k, checked);
     } finally {
       tx.rollback();
     }
@@ -165,10 +165,10 @@ export class Database {
   async set(key, value, options) {
     const k = toUint8(key, 'key');
     const v = toUint8(value, 'value');
-    checkOptions(options, COMMIT_OPTIONS, 'set');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'set');
     const tx = this.begin();
     tx.set(k, v);
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**
@@ -178,10 +178,10 @@ export class Database {
    */
   async delete(key, options) {
     const k = toUint8(key, 'key');
-    checkOptions(options, COMMIT_OPTIONS, 'delete');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'delete');
     const tx = this.begin();
     tx.delete(k);
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**
