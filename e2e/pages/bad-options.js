@@ -13,7 +13,9 @@ export function badOptions() {
   const refuse = () => {
     throw new Error('the proxy refuses');
   };
-  const throwingProxy = new Proxy({}, { ownKeys: refuse, get: refuse, getOwnPropertyDescriptor: refuse });
+  const throwingProxy = new Proxy({}, {
+    ownKeys: refuse, get: refuse, getOwnPropertyDescriptor: refuse,
+  });
   const revocable = Proxy.revocable({}, {});
   revocable.revoke();
   return [
