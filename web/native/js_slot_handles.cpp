@@ -2,21 +2,33 @@
 
 #include <emscripten/emscripten.h>
 
-#include <cstdlib>
 #include <string>
+
+#include "web/native/js_calls.h"
 
 // The glue below runs inside the worker. Offsets and sizes cross as doubles (exact to 2^53;
 // Emscripten 3.1.6 has no i64 parameters without WASM_BIGINT). A failed call returns -1 after
-// storing the exception in Module.skvLastError, which skv_js_take_error() hands back.
+// storing the exception in Module.skvLastError, which take_js_error() hands back; nothing here
+// lets an exception out (js_calls.h says why).
 
 // clang-format off
+// The number of handles in the table; 0 when there is no such table.
 EM_JS(int, skv_js_slot_count, (int table), {
-  return Module.skvTables[table].handles.length;
+  try {
+    var t = Module.skvTables[table];
+    return (t && t.handles) ? t.handles.length : 0;
+  } catch (e) {
+    return 0;
+  }
 });
 
+// A handle call that returns a count or a size must return a non-negative number; anything else
+// is reported as an error rather than turned into a size.
 EM_JS(double, skv_js_read, (int table, double slot, double offset, char* dst, double n), {
   try {
-    return Module.skvTables[table].handles[slot].read(HEAPU8.subarray(dst, dst + n), {at: offset});
+    var got = Module.skvTables[table].handles[slot].read(HEAPU8.subarray(dst, dst + n), {at: offset});
+    if (!(got >= 0 && got <= n)) throw new TypeError("read() returned " + got);
+    return got;
   } catch (e) {
     Module.skvLastError = e;
     return -1;
@@ -25,7 +37,9 @@ EM_JS(double, skv_js_read, (int table, double slot, double offset, char* dst, do
 
 EM_JS(double, skv_js_write, (int table, double slot, double offset, const char* src, double n), {
   try {
-    return Module.skvTables[table].handles[slot].write(HEAPU8.subarray(src, src + n), {at: offset});
+    var wrote = Module.skvTables[table].handles[slot].write(HEAPU8.subarray(src, src + n), {at: offset});
+    if (!(wrote >= 0 && wrote <= n)) throw new TypeError("write() returned " + wrote);
+    return wrote;
   } catch (e) {
     Module.skvLastError = e;
     return -1;
@@ -44,7 +58,9 @@ EM_JS(int, skv_js_truncate, (int table, double slot, double size), {
 
 EM_JS(double, skv_js_size, (int table, double slot), {
   try {
-    return Module.skvTables[table].handles[slot].getSize();
+    var size = Module.skvTables[table].handles[slot].getSize();
+    if (!(size >= 0)) throw new TypeError("getSize() returned " + size);
+    return size;
   } catch (e) {
     Module.skvLastError = e;
     return -1;
@@ -61,38 +77,15 @@ EM_JS(int, skv_js_flush, (int table, double slot), {
   }
 });
 
-// Returns a malloc'd UTF-8 string: the stored exception's name (which == 0) or message.
-EM_JS(char*, skv_js_take_error, (int which), {
-  var e = Module.skvLastError;
-  var s;
-  if (which == 0) {
-    s = (e && e.name) ? String(e.name) : "Error";
-  } else {
-    s = (e && e.message !== undefined) ? String(e.message) : String(e);
-    Module.skvLastError = undefined;
-  }
-  var n = lengthBytesUTF8(s) + 1;
-  var p = _malloc(n);
-  stringToUTF8(s, p, n);
-  return p;
-});
 // clang-format on
 
 namespace skv::web {
 
 namespace {
 
-std::string take_string(int which) {
-  char* p = skv_js_take_error(which);
-  std::string s(p);
-  std::free(p);
-  return s;
-}
-
 HandleError take_error() {
-  std::string name = take_string(0);
-  std::string message = take_string(1);
-  return HandleError::make(std::move(name), std::move(message));
+  JsError e = take_js_error();
+  return HandleError::make(std::move(e.name), std::move(e.message));
 }
 
 double as_double(uint64_t v) { return static_cast<double>(v); }

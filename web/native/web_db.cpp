@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string_view>
 
 #include "platform/opfs/slot_pool.h"
+#include "web/native/js_calls.h"
 #include "web/native/js_slot_handles.h"
 
 namespace skv::web {
@@ -32,51 +34,82 @@ Options browser_defaults() {
   return o;
 }
 
-bool has(const val& obj, const char* field) {
-  return !obj.isUndefined() && !obj.isNull() && !obj[field].isUndefined() && !obj[field].isNull();
+// A number as JavaScript would print it, for messages: integers in full, no exponent.
+std::string number_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  if (std::trunc(d) == d && std::fabs(d) < 1e21) {
+    std::snprintf(buf, sizeof buf, "%.0f", d);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+  }
+  return buf;
 }
 
-std::string type_of(const val& v) { return v.typeOf().as<std::string>(); }
+std::string type_name(const JsField& f) {
+  switch (f.type) {
+    case JsField::Type::Number:
+      return "a number";
+    case JsField::Type::Boolean:
+      return "a boolean";
+    case JsField::Type::String:
+      return "a string";
+    default:
+      return "a value of type " + f.text;
+  }
+}
 
-// Reads an integer option into `out`. The wrapper has checked it already; this is the check at
-// the wasm boundary, so that a fraction, NaN or a number the field cannot hold is refused
-// instead of being truncated or wrapped.
+// The options reach the glue checked by the wrapper already (web/src/options.js); these are the
+// checks at the wasm boundary, so that a value of the wrong type, a fraction, NaN or a number the
+// field cannot hold (size_t is 32 bits in wasm32) is refused instead of being truncated, wrapped
+// or thrown about. Every read goes through read_js_field, which never lets an exception out.
+
+// Reads an integer option into `out`.
 template <typename T>
 Status read_integer(const val& obj, const char* field, T* out) {
-  if (!has(obj, field)) return Status();
-  const val v = obj[field];
-  if (type_of(v) != "number") {
-    return Status::invalid_argument(std::string("option ") + field + " must be a number");
-  }
-  const double d = v.as<double>();
+  JsField f;
+  if (Status s = read_js_field(obj, field, &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
   constexpr double kMax = static_cast<double>(std::numeric_limits<T>::max());
   constexpr double kMin = static_cast<double>(std::numeric_limits<T>::min());
-  // 2^53: the largest range in which every double is an integer the field can hold exactly.
-  if (!std::isfinite(d) || std::trunc(d) != d || d < kMin || d > kMax || d > 9007199254740991.0) {
-    return Status::invalid_argument(std::string("option ") + field +
-                                    " must be an integer in range, not " + std::to_string(d));
+  // 2^53 - 1: the largest range in which every double is an integer the field holds exactly.
+  constexpr double kLimit = kMax < 9007199254740991.0 ? kMax : 9007199254740991.0;
+  const std::string range = "an integer from " + number_text(kMin) + " to " + number_text(kLimit);
+  if (f.type != JsField::Type::Number) {
+    return Status::invalid_argument(std::string("option ") + field + " must be " + range +
+                                    ", not " + type_name(f));
+  }
+  const double d = f.number;
+  if (!std::isfinite(d) || std::trunc(d) != d || d < kMin || d > kLimit) {
+    return Status::invalid_argument(std::string("option ") + field + " must be " + range +
+                                    ", not " + number_text(d));
   }
   *out = static_cast<T>(d);
   return Status();
 }
 
 Status read_bool(const val& obj, const char* field, bool* out) {
-  if (!has(obj, field)) return Status();
-  const val v = obj[field];
-  if (type_of(v) != "boolean") {
-    return Status::invalid_argument(std::string("option ") + field + " must be a boolean");
+  JsField f;
+  if (Status s = read_js_field(obj, field, &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
+  if (f.type != JsField::Type::Boolean) {
+    return Status::invalid_argument(std::string("option ") + field + " must be a boolean, not " +
+                                    type_name(f));
   }
-  *out = v.as<bool>();
+  *out = f.number != 0;
   return Status();
 }
 
 Status read_string(const val& obj, const char* field, std::optional<std::string>* out) {
-  if (!has(obj, field)) return Status();
-  const val v = obj[field];
-  if (type_of(v) != "string") {
-    return Status::invalid_argument(std::string("option ") + field + " must be a string");
+  JsField f;
+  if (Status s = read_js_field(obj, field, &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
+  if (f.type != JsField::Type::String) {
+    return Status::invalid_argument(std::string("option ") + field + " must be a string, not " +
+                                    type_name(f));
   }
-  *out = v.as<std::string>();
+  *out = std::move(f.text);
   return Status();
 }
 
@@ -124,14 +157,6 @@ Status read_options(const val& js, Options* o, OpfsOptions* pool) {
   return Status();
 }
 
-val bytes_to_js(std::string_view bytes) {
-  // typed_memory_view aliases the wasm heap; the Uint8Array constructor copies it out before
-  // anything can grow (and detach) the heap.
-  return val::global("Uint8Array")
-      .new_(emscripten::typed_memory_view(bytes.size(),
-                                          reinterpret_cast<const uint8_t*>(bytes.data())));
-}
-
 void put_u32(std::string* out, uint32_t v) {
   char b[4];
   for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
@@ -151,6 +176,12 @@ WebDb::~WebDb() { (void)close(); }
 int WebDb::fail(const Status& s) {
   error_ = s;
   return static_cast<int>(s.code());
+}
+
+val WebDb::bytes_to_js(std::string_view bytes) {
+  Result<val> v = js_bytes(bytes);
+  if (!v.ok()) return fail(v.status()), val::null();
+  return std::move(v).value();
 }
 
 int WebDb::open(const std::string& name, int table, val options) {
@@ -485,15 +516,19 @@ val WebDb::export_files() {
       Status u = pool.unpin(*slot);
       if (s.ok()) s = u;
       if (!s.ok()) return fail(s), val::null();
+      val bytes = bytes_to_js(got);
+      if (bytes.isNull()) return val::null();
       val entry = val::array();
-      entry.call<void>("push", file, bytes_to_js(got));
+      entry.call<void>("push", file, bytes);
       out.set(n++, entry);
     }
   }
   Result<std::string> current = pool.read_pointer("CURRENT");
   if (current.ok()) {
+    val bytes = bytes_to_js(*current);
+    if (bytes.isNull()) return val::null();
     val entry = val::array();
-    entry.call<void>("push", std::string("CURRENT"), bytes_to_js(*current));
+    entry.call<void>("push", std::string("CURRENT"), bytes);
     out.set(n++, entry);
   } else if (current.status().code() != Code::NotFound) {
     return fail(current.status()), val::null();

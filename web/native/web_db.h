@@ -7,7 +7,8 @@
 // Errors never throw. A call that fails returns its failure value (0 for an id, a non-zero code
 // number for a status, null for a value) and leaves the error in error_code() / error_message();
 // the wrapper turns them into an SkvError. error_code() is the C++ code name ("conflict",
-// "quota", ...), the stable `code` of SkvError.
+// "quota", ...), the stable `code` of SkvError. Nor does any JavaScript exception unwind through
+// these calls: every call into JavaScript that can throw is caught there (js_calls.h).
 //
 // Commits (and flush()) return an id at once; their outcome arrives later through take_done(),
 // after the wrapper has run the executor (run_pending) at the end of the event loop's turn. With
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,8 +45,8 @@ class WebDb {
 
   // Opens database `name` over the handle table the wrapper registered as `table`. `options` is
   // the wrapper's plain object (see web/types/common.d.ts, OpenOptions). A number that is not an
-  // integer the field can hold, or a value of the wrong type, is InvalidArgument. Returns 0 or an
-  // error.
+  // integer the field can hold, a value of the wrong type, or a property that throws when read is
+  // InvalidArgument naming the option and the value. Returns 0 or an error.
   int open(const std::string& name, int table, emscripten::val options);
   // Closes the tree (commits still queued are written first). Returns 0 or an error.
   int close();
@@ -116,6 +118,9 @@ class WebDb {
 
   // Records `s` as the last error; returns its code as a number (0 for OK).
   int fail(const Status& s);
+  // A Uint8Array copy of `bytes`, or null with the error recorded if JavaScript could not
+  // allocate one (js_calls.h).
+  emscripten::val bytes_to_js(std::string_view bytes);
   Transaction* txn(int id);
   Cursor* cursor(int id);
   // Positions a cursor on its first entry the first time it is used.

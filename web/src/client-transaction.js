@@ -226,13 +226,13 @@ export class Transaction {
    * @returns {Promise<void>}
    */
   async commit(options) {
-    checkOptions(options, COMMIT_OPTIONS, 'commit');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'commit');
     const unusable = this.#unusable();
     if (unusable) {
       this.#finished = true;
       throw unusable;
     }
-    const p = this.#request('commit', [options]);
+    const p = this.#request('commit', [checked]);
     this.#finished = true;
     dropped.unregister(this);
     return p;

@@ -122,17 +122,30 @@ export function packWrites(ops) {
 }
 
 /**
- * @param {ArrayBuffer} buf
+ * The writes packWrites packed, in order. The buffer comes from another thread, so nothing in it
+ * is trusted: anything but an ArrayBuffer, an unknown kind, a delete with a value, or a length
+ * that runs past the end is invalid_argument (thrown when the iteration reaches it).
+ * @param {unknown} buf
  * @returns {Generator<[number, Uint8Array, Uint8Array]>}
  */
 export function* unpackWrites(buf) {
+  if (!(buf instanceof ArrayBuffer)) {
+    throw invalid(`writes: the packed writes must be an ArrayBuffer, not ${describe(buf)}`);
+  }
   const bytes = new Uint8Array(buf);
   const view = new DataView(buf);
   let at = 0;
   while (at < bytes.length) {
+    if (bytes.length - at < 9) throw invalid(`writes: a write header is cut short at byte ${at}`);
     const kind = view.getUint8(at);
     const klen = view.getUint32(at + 1, true);
     const vlen = view.getUint32(at + 5, true);
+    if (kind !== 1 && kind !== 2) throw invalid(`writes: unknown write kind ${kind} at byte ${at}`);
+    if (kind === 2 && vlen !== 0) throw invalid(`writes: a delete with a value at byte ${at}`);
+    if (klen + vlen > bytes.length - at - 9) {
+      throw invalid(`writes: the write at byte ${at} runs past the end of the buffer ` +
+        `(${klen} + ${vlen} bytes, ${bytes.length - at - 9} left)`);
+    }
     at += 9;
     const key = bytes.subarray(at, at + klen);
     at += klen;

@@ -164,11 +164,11 @@ export class Database {
    * @returns {import('../types/common.js').Decoded<O> | undefined}
    */
   get(key, options) {
-    checkOptions(options, READ_OPTIONS, 'get');
+    const checked = /** @type {O} */ (checkOptions(options, READ_OPTIONS, 'get'));
     toBytes(key, 'key');
     const tx = this.begin('readonly');
     try {
-      return tx.get(key, options);
+      return tx.get(key, checked);
     } finally {
       tx.rollback();
     }
@@ -183,7 +183,7 @@ export class Database {
   async set(key, value, options) {
     const k = toBytes(key, 'key');
     const v = toBytes(value, 'value');
-    checkOptions(options, COMMIT_OPTIONS, 'set');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'set');
     const tx = this.begin();
     try {
       tx.set(k, v);
@@ -191,7 +191,7 @@ export class Database {
       tx.rollback();
       throw e;
     }
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**
@@ -201,7 +201,7 @@ export class Database {
    */
   async delete(key, options) {
     const k = toBytes(key, 'key');
-    checkOptions(options, COMMIT_OPTIONS, 'delete');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'delete');
     const tx = this.begin();
     try {
       tx.delete(k);
@@ -209,7 +209,7 @@ export class Database {
       tx.rollback();
       throw e;
     }
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**

@@ -107,10 +107,15 @@ async function withWorker(fn) {
   }
 }
 
+// A Database answers `closed` to every call once close() has been called: synchronous calls
+// (begin, range) throw it, the others reject with it. The worker never hands the id of a closed
+// database out again, so a closed handle cannot reach a database opened after it on a shared
+// worker either.
 export class Database {
   /** @type {Rpc} */ #rpc;
   /** @type {number} */ #id;
   /** @type {boolean} */ #ownsWorker;
+  #closed = false;
 
   /**
    * Made by open(); not meant to be called directly.
@@ -134,7 +139,14 @@ export class Database {
    * @returns {Transaction}
    */
   begin(mode = 'readwrite') {
-    return new Transaction(this.#rpc, this.#id, checkMode(mode));
+    checkMode(mode);
+    this.#check();
+    return new Transaction(this.#rpc, this.#id, mode);
+  }
+
+  // Throws `closed` once close() has been called.
+  #check() {
+    if (this.#closed) throw new SkvError('closed', `opfs:${this.name}: the database is closed`);
   }
 
   /**
@@ -144,11 +156,11 @@ export class Database {
    * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
    */
   async get(key, options) {
-    checkOptions(options, READ_OPTIONS, 'get');
+    const checked = /** @type {O} */ (checkOptions(options, READ_OPTIONS, 'get'));
     const k = toUint8(key, 'key');
     const tx = this.begin('readonly');
     try {
-      return await tx.get(k, options);
+      return await tx.get(k, checked);
     } finally {
       tx.rollback();
     }
@@ -165,10 +177,10 @@ export class Database {
   async set(key, value, options) {
     const k = toUint8(key, 'key');
     const v = toUint8(value, 'value');
-    checkOptions(options, COMMIT_OPTIONS, 'set');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'set');
     const tx = this.begin();
     tx.set(k, v);
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**
@@ -178,10 +190,10 @@ export class Database {
    */
   async delete(key, options) {
     const k = toUint8(key, 'key');
-    checkOptions(options, COMMIT_OPTIONS, 'delete');
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'delete');
     const tx = this.begin();
     tx.delete(k);
-    return tx.commit(options);
+    return tx.commit(checked);
   }
 
   /**
@@ -243,29 +255,36 @@ export class Database {
 
   /** @returns {Promise<void>} */
   async flush() {
+    this.#check();
     return this.#rpc.call('flush', [this.#id]);
   }
 
   /** @returns {Promise<void>} */
   async compact() {
+    this.#check();
     return this.#rpc.call('compact', [this.#id]);
   }
 
   /** @returns {Promise<import('../types/common.js').Stats>} */
   async stats() {
+    this.#check();
     return this.#rpc.call('stats', [this.#id]);
   }
 
   /** @returns {Promise<import('../types/common.js').ExportedFile[]>} */
   async exportFiles() {
+    this.#check();
     return this.#rpc.call('exportFiles', [this.#id]);
   }
 
   /**
-   * Closes the database and stops the worker the client started.
+   * Closes the database and stops the worker the client started. From the call on, every other
+   * call answers `closed`; closing again does nothing.
    * @returns {Promise<void>}
    */
   async close() {
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#rpc.dead) return;
     try {
       await this.#rpc.call('close', [this.#id]);

@@ -5,7 +5,7 @@
 // it never gets truncated, wrapped or ignored. An option name the call does not know is refused
 // too, so a misspelt option cannot silently fall back to its default.
 
-import { invalid } from './errors.js';
+import { SkvError, invalid } from './errors.js';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;
@@ -90,7 +90,9 @@ export function checkInteger(value, what, min, max) {
 
 /**
  * Checks an options object against `spec`: undefined is no options; anything but a plain object
- * is refused, and so is an unknown name or a bad value. Returns the object (or {}).
+ * is refused, and so is an unknown name or a bad value. Returns a new plain object holding the
+ * values it checked (so a getter is read once, and what is used is what was checked); an object
+ * that throws while it is read (a getter, a Proxy) is refused like a bad value.
  * @template {object} T
  * @param {T | undefined} options
  * @param {Spec} spec
@@ -99,20 +101,36 @@ export function checkInteger(value, what, min, max) {
  */
 export function checkOptions(options, spec, what) {
   if (options === undefined) return /** @type {T} */ ({});
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid(`${what}: options must be an object, not ${describe(options)}`);
+  /** @type {Array<[string, unknown]>} */
+  let entries;
+  try {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw invalid(`${what}: options must be an object, not ${describe(options)}`);
+    }
+    entries = Object.entries(options);
+  } catch (e) {
+    if (e instanceof SkvError) throw e;
+    throw invalid(`${what}: the options could not be read: ${errorText(e)}`);
   }
-  for (const [name, value] of Object.entries(options)) {
+  /** @type {Record<string, unknown>} */
+  const checked = {};
+  for (const [name, value] of entries) {
     const rule = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (rule === undefined) {
       throw invalid(`${what}: unknown option ${JSON.stringify(name)} (known: ` +
         `${Object.keys(spec).join(', ')})`);
     }
     if (value === undefined) continue;
-    const problem = checkRule(rule, value);
+    let problem;
+    try {
+      problem = checkRule(rule, value);
+    } catch (e) {
+      problem = `valid (checking it threw ${errorText(e)})`;
+    }
     if (problem) throw invalid(`${what}: option ${name} must be ${problem}, not ${describe(value)}`);
+    checked[name] = value;
   }
-  return options;
+  return /** @type {T} */ (checked);
 }
 
 /**
@@ -142,18 +160,39 @@ function checkRule(rule, value) {
 }
 
 /**
- * A short description of a value for messages.
+ * A short description of a value for messages (never throws).
  * @param {unknown} value
  * @returns {string}
  */
 export function describe(value) {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ||
-      value === undefined) {
-    return String(value);
+  try {
+    if (value === null) return 'null';
+    if (typeof value === 'string') {
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+    }
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ||
+        value === undefined) {
+      return String(value);
+    }
+    if (typeof value === 'symbol') return 'a symbol';
+    if (typeof value === 'function') return 'a function';
+    if (Array.isArray(value)) return 'an array';
+    return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
+  } catch {
+    return 'an object that cannot be read';
   }
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'function') return 'a function';
-  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
+}
+
+/**
+ * An exception's name and message for messages (never throws).
+ * @param {unknown} e
+ * @returns {string}
+ */
+export function errorText(e) {
+  try {
+    const err = /** @type {any} */ (e);
+    return `${String(err?.name ?? 'Error')}: ${String(err?.message ?? err)}`;
+  } catch {
+    return 'an exception that cannot be read';
+  }
 }

@@ -10,11 +10,19 @@
 // chooses, so a client can begin, write and commit in one message. Arguments are checked here
 // again (the worker API checks its own), so a client that sends a bad number gets an error, never
 // a loop.
+//
+// Ids: the worker gives each database it opens a new id (1, 2, 3, ...) and never gives one out
+// again, so a request naming a closed database answers `closed` even after others were opened;
+// transaction and iterator ids are positive integers the client picks, and one already in use is
+// refused. A request whose op is not one of the requests below (`constructor`, `__proto__`, ...
+// included) answers not_supported; one whose arguments are not an array answers
+// invalid_argument; a message that is not a batch of requests, and a request without an id to
+// answer, are ignored.
 
 import { open, deleteDatabase } from './database.js';
 import { unpackWrites } from './codec.js';
 import { SkvError, asSkvError } from './errors.js';
-import { checkInteger, checkOptions, MAX_BATCH_SIZE, SCAN_OPTIONS } from './options.js';
+import { checkInteger, checkOptions, describe, MAX_BATCH_SIZE, SCAN_OPTIONS } from './options.js';
 import { nextPacked } from './range.js';
 import { listDatabases } from './slots.js';
 
@@ -33,16 +41,26 @@ const txs = new Map();
 const iters = new Map();
 let nextDb = 1;
 
+/**
+ * Checks that `id` is a positive integer (an id the client could have been given or chosen).
+ * @param {unknown} id
+ * @param {string} what
+ * @returns {number}
+ */
+function checkId(id, what) {
+  return checkInteger(id, what, 1, Number.MAX_SAFE_INTEGER);
+}
+
 /** @param {number} id */
 function database(id) {
-  const d = dbs.get(id);
+  const d = dbs.get(checkId(id, 'database id'));
   if (!d) throw new SkvError('closed', 'the database is closed');
   return d;
 }
 
 /** @param {number} id */
 function transaction(id) {
-  const t = txs.get(id);
+  const t = txs.get(checkId(id, 'transaction id'));
   if (!t) throw new SkvError('closed', 'the transaction is finished');
   if (t.error) throw t.error;
   return /** @type {Transaction} */ (t.tx);
@@ -50,7 +68,7 @@ function transaction(id) {
 
 /** @param {number} id */
 function iterator(id) {
-  const i = iters.get(id);
+  const i = iters.get(checkId(id, 'iterator id'));
   if (!i) throw new SkvError('closed', 'the iterator is closed');
   return i.it;
 }
@@ -84,7 +102,7 @@ const ops = {
   },
   /** @param {number} db */
   async close(db) {
-    const d = dbs.get(db);
+    const d = dbs.get(checkId(db, 'database id'));
     if (!d) return;
     dbs.delete(db);
     for (const [id, t] of txs) if (t.db === db) forget(id);
@@ -103,6 +121,8 @@ const ops = {
    * @param {'readwrite' | 'readonly'} mode
    */
   begin(db, tx, mode) {
+    checkId(tx, 'transaction id');
+    if (txs.has(tx)) throw new SkvError('invalid_argument', `transaction id ${tx} is in use`);
     /** @type {TxEntry} */
     const entry = { db, tx: null, error: null, iters: new Set() };
     txs.set(tx, entry);
@@ -188,6 +208,8 @@ const ops = {
    * @param {import('../types/common.js').RangeOptions} options
    */
   iterOpen(tx, it, start, end, options) {
+    checkId(it, 'iterator id');
+    if (iters.has(it)) throw new SkvError('invalid_argument', `iterator id ${it} is in use`);
     const iter = transaction(tx).range(start, end, options);
     iters.set(it, { tx, it: iter });
     /** @type {TxEntry} */ (txs.get(tx)).iters.add(it);
@@ -209,7 +231,7 @@ const ops = {
   },
   /** @param {number} it */
   iterClose(it) {
-    const i = iters.get(it);
+    const i = iters.get(checkId(it, 'iterator id'));
     if (!i) return;
     iters.delete(it);
     txs.get(i.tx)?.iters.delete(it);
@@ -225,7 +247,7 @@ const ops = {
   },
   /** @param {number} tx */
   rollback(tx) {
-    const t = txs.get(tx);
+    const t = txs.get(checkId(tx, 'transaction id'));
     forget(tx);
     if (t && t.tx) t.tx.rollback();
   },
@@ -234,7 +256,7 @@ const ops = {
    * @param {import('../types/common.js').CommitOptions} options
    */
   commit(tx, options) {
-    const entry = txs.get(tx);
+    const entry = txs.get(checkId(tx, 'transaction id'));
     forget(tx);
     if (!entry) throw new SkvError('closed', 'the transaction is finished');
     if (entry.error) throw entry.error;
@@ -286,13 +308,20 @@ function reply(message) {
   });
 }
 
-/** @param {{ id: number, op: string, args: unknown[] }} request */
+/** @param {unknown} request */
 function run(request) {
-  const { id, op, args } = request;
+  if (request === null || typeof request !== 'object') return;
+  const { id, op, args } = /** @type {{ id: unknown, op: unknown, args: unknown }} */ (request);
+  if (typeof id !== 'number') return;
   let result;
   try {
-    const fn = Object.hasOwn(ops, op) ? ops[op] : undefined;
-    if (!fn) throw new SkvError('not_supported', `unknown request ${op}`);
+    // An own property only: `constructor`, `__proto__`, `toString`, ... are no requests.
+    const fn = typeof op === 'string' && Object.hasOwn(ops, op) ? ops[op] : undefined;
+    if (!fn) throw new SkvError('not_supported', `unknown request ${describe(op)}`);
+    if (!Array.isArray(args)) {
+      throw new SkvError('invalid_argument', `request ${op}: the arguments must be an array, ` +
+        `not ${describe(args)}`);
+    }
     result = fn(...args);
   } catch (e) {
     reply({ id, ok: false, error: asSkvError(e).toJSON() });
@@ -307,5 +336,7 @@ function run(request) {
 }
 
 self.onmessage = (event) => {
-  for (const request of event.data.batch) run(request);
+  const batch = event.data && typeof event.data === 'object' ? event.data.batch : undefined;
+  if (!Array.isArray(batch)) return;
+  for (const request of batch) run(request);
 };

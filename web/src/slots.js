@@ -7,6 +7,11 @@
 // creating handles is asynchronous, which is why the pool is opened up front and topped up
 // between calls (SlotTable.grow).
 //
+// A slot file's name is exactly what slotFileName() makes of its index: 'slot-' and the index in
+// decimal, zero-padded to six digits. Any other entry in the directory ('slot-', 'slot-0.0',
+// 'slot-1e1', 'slot-0000001', a directory, notes.txt, ...) is not the pool's: it is never opened,
+// changed or removed, and new slot files are numbered past every name that looks like one.
+//
 // A sync handle is exclusive per file, across tabs and workers; the Web Lock the database takes
 // first (database.js) turns a second opener into a clear `busy` error instead of a
 // NoModificationAllowedError from the first slot.
@@ -42,6 +47,21 @@ export function checkOpfs() {
 /** @param {number} index */
 function slotFileName(index) {
   return SLOT_PREFIX + String(index).padStart(6, '0');
+}
+
+const SLOT_NAME = /^slot-([0-9]{6,16})$/;
+
+/**
+ * The index a slot file's name stands for, or -1 when the name is not one slotFileName() makes
+ * (no sign, point, exponent, space or extra leading zero).
+ * @param {string} name
+ * @returns {number}
+ */
+export function slotIndex(name) {
+  const m = SLOT_NAME.exec(name);
+  if (!m) return -1;
+  const n = Number(m[1]);
+  return Number.isSafeInteger(n) && slotFileName(n) === name ? n : -1;
 }
 
 /** @param {unknown} e */
@@ -106,7 +126,23 @@ export async function discardDatabase(name, rootCreated) {
   }
 }
 
-// The names of the databases of this origin.
+/**
+ * The slot files of a database directory, as [index, name] in slot order; other entries are
+ * left out.
+ * @param {FileSystemDirectoryHandle} dir
+ * @returns {Promise<Array<[number, string]>>}
+ */
+async function slotFiles(dir) {
+  /** @type {Array<[number, string]>} */
+  const slots = [];
+  for await (const [entry, handle] of /** @type {any} */ (dir).entries()) {
+    const n = slotIndex(entry);
+    if (n >= 0 && handle.kind === 'file') slots.push([n, entry]);
+  }
+  return slots.sort((a, b) => a[0] - b[0]);
+}
+
+// The names of the databases of this origin: the directories of skv/ that hold a slot file.
 /** @returns {Promise<string[]>} */
 export async function listDatabases() {
   let root;
@@ -117,28 +153,47 @@ export async function listDatabases() {
     throw asSkvError(e);
   }
   const names = [];
-  for await (const [entry, handle] of /** @type {any} */ (root).entries()) {
-    if (handle.kind === 'directory') names.push(entry);
+  try {
+    for await (const [entry, handle] of /** @type {any} */ (root).entries()) {
+      if (handle.kind === 'directory' && (await slotFiles(handle)).length > 0) names.push(entry);
+    }
+  } catch (e) {
+    throw asSkvError(e);
   }
   return names.sort();
 }
 
 /**
- * Removes database `name` and its files. The database must not be open anywhere.
+ * Removes database `name`: its slot files, then its directory if nothing else is in it (entries
+ * the pool did not make stay where they are). The database must not be open anywhere.
  * @param {string} name
  */
 export async function removeDatabase(name) {
   checkName(name);
   let root;
+  let dir;
   try {
     root = await rootDir(false);
-    await root.removeEntry(name, { recursive: true });
+    dir = await root.getDirectoryHandle(name);
   } catch (e) {
     if (notFound(e)) return;
-    if (/** @type {any} */ (e)?.name === 'NoModificationAllowedError') {
-      throw new SkvError('busy', `opfs:${name}: the database is open elsewhere`);
-    }
     throw asSkvError(e);
+  }
+  try {
+    for (const [, file] of await slotFiles(dir)) await dir.removeEntry(file);
+  } catch (e) {
+    if (/** @type {any} */ (e)?.name === 'NoModificationAllowedError') {
+      throw new SkvError('busy', `opfs:${name}: the database is open elsewhere`, { cause: e });
+    }
+    if (!notFound(e)) throw asSkvError(e);
+  }
+  try {
+    await root.removeEntry(name);
+  } catch (e) {
+    // Not empty: it holds entries that are not the pool's, which are left alone.
+    if (!notFound(e) && /** @type {any} */ (e)?.name !== 'InvalidModificationError') {
+      throw asSkvError(e);
+    }
   }
 }
 
@@ -171,11 +226,17 @@ export class SlotTable {
   static async open(name, dir, maxSlots) {
     const table = new SlotTable(name, dir, maxSlots);
     const indices = [];
-    for await (const [entry, handle] of /** @type {any} */ (dir).entries()) {
-      if (handle.kind === 'file' && entry.startsWith(SLOT_PREFIX)) {
-        const n = Number(entry.slice(SLOT_PREFIX.length));
-        if (Number.isInteger(n) && n >= 0) indices.push(n);
+    // New slot files are numbered past every entry with a slot file's name, a directory too.
+    let next = 0;
+    try {
+      for await (const [entry, handle] of /** @type {any} */ (dir).entries()) {
+        const n = slotIndex(entry);
+        if (n < 0) continue;
+        next = Math.max(next, n + 1);
+        if (handle.kind === 'file') indices.push(n);
       }
+    } catch (e) {
+      throw asSkvError(e);
     }
     indices.sort((a, b) => a - b);
     try {
@@ -188,7 +249,7 @@ export class SlotTable {
       }
       throw asSkvError(e);
     }
-    table.nextIndex = indices.length ? indices[indices.length - 1] + 1 : 0;
+    table.nextIndex = next;
     return table;
   }
 

@@ -17,7 +17,12 @@ export interface ClientOpenOptions extends OpenOptions {
 }
 
 export declare function open(name: string, options?: ClientOpenOptions): Promise<Database>;
+/**
+ * Removes the database's slot files, and its directory unless it holds entries skv did not
+ * make (those are left alone). `busy` while the database is open anywhere.
+ */
 export declare function deleteDatabase(name: string): Promise<void>;
+/** The names of the directories under skv/ that hold a database's slot files. */
 export declare function listDatabases(): Promise<string[]>;
 
 export declare class Database {
@@ -25,7 +30,7 @@ export declare class Database {
   readonly name: string;
   /**
    * Returns at once; the worker begins the transaction with its first request. A mode other
-   * than 'readwrite' or 'readonly' throws invalid_argument.
+   * than 'readwrite' or 'readonly' throws invalid_argument; after close() it throws closed.
    */
   begin(mode?: Mode): Transaction;
   get<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
@@ -50,7 +55,11 @@ export declare class Database {
   compact(): Promise<void>;
   stats(): Promise<Stats>;
   exportFiles(): Promise<ExportedFile[]>;
-  /** Closes the database and stops the worker the client started. */
+  /**
+   * Closes the database and stops the worker the client started. From the call on, every call
+   * on this handle answers closed (begin and range throw it, the rest reject); closing again
+   * does nothing.
+   */
   close(): Promise<void>;
 }
 

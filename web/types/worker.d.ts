@@ -8,7 +8,12 @@ import type {
 export * from './common.js';
 
 export declare function open(name: string, options?: OpenOptions): Promise<Database>;
+/**
+ * Removes the database's slot files, and its directory unless it holds entries skv did not
+ * make (those are left alone). `busy` while the database is open anywhere.
+ */
 export declare function deleteDatabase(name: string): Promise<void>;
+/** The names of the directories under skv/ that hold a database's slot files. */
 export declare function listDatabases(): Promise<string[]>;
 
 export declare class Database {
@@ -36,6 +41,11 @@ export declare class Database {
   compact(): Promise<void>;
   stats(): Stats;
   exportFiles(): ExportedFile[];
+  /**
+   * Closes the database. From the call on, every call on this handle, its transactions and
+   * iterators answers closed (synchronous calls throw it, the rest reject); closing again does
+   * nothing.
+   */
   close(): Promise<void>;
 }
 

@@ -1,0 +1,39 @@
+// Open options the package must refuse with invalid_argument, shared by the page and the worker
+// side of tests/boundary.mjs: wrong types, numbers beyond what the field holds (a 32-bit size_t
+// in wasm32 would wrap them), and objects that throw when they are read. The third element, when
+// there is one, is the value the error message must name.
+export function badOptions() {
+  const throwingGetter = {};
+  Object.defineProperty(throwingGetter, 'durability', {
+    enumerable: true,
+    get() {
+      throw new Error('the getter refuses');
+    },
+  });
+  const refuse = () => {
+    throw new Error('the proxy refuses');
+  };
+  const throwingProxy = new Proxy({}, {
+    ownKeys: refuse, get: refuse, getOwnPropertyDescriptor: refuse,
+  });
+  const revocable = Proxy.revocable({}, {});
+  revocable.revoke();
+  return [
+    ['durability 1', { durability: 1 }],
+    ['durability true', { durability: true }],
+    ['compression [zstd]', { compression: ['zstd'] }],
+    ['compression String object', { compression: new String('zstd') }],
+    ['createIfMissing 1', { createIfMissing: 1 }],
+    ['memtableSize 2**40', { memtableSize: 2 ** 40 }, '1099511627776'],
+    ['memtableSize 2**32 + 4096', { memtableSize: 2 ** 32 + 4096 }, '4294971392'],
+    ['blockCacheSize 2**32', { blockCacheSize: 2 ** 32 }, '4294967296'],
+    ['writeBufferBytes 2**32 + 1', { writeBufferBytes: 2 ** 32 + 1 }, '4294967297'],
+    ['reserveSlots 2**32 + 24', { reserveSlots: 2 ** 32 + 24 }, '4294967320'],
+    ['levelBaseBytes 2**53', { levelBaseBytes: 2 ** 53 }, '9007199254740992'],
+    ['memtableSize "65536"', { memtableSize: '65536' }],
+    ['memtableSize 65536n', { memtableSize: 65536n }],
+    ['throwing getter', throwingGetter],
+    ['throwing proxy', throwingProxy],
+    ['revoked proxy', revocable.proxy],
+  ];
+}

@@ -1,0 +1,143 @@
+#include "web/native/js_calls.h"
+
+#include <emscripten/emscripten.h>
+
+#include <cstdlib>
+#include <string>
+
+// Every function below catches whatever JavaScript throws, stores it in Module.skvLastError and
+// returns a failure value instead. Emval is Embind's handle table (handles cross as integers).
+
+using emscripten::EM_VAL;
+
+// clang-format off
+// Returns a malloc'd UTF-8 string: the stored exception's name (which == 0) or message (which ==
+// 1, which also clears it); null if even that failed.
+EM_JS(char*, skv_js_take_error, (int which), {
+  var s;
+  try {
+    var e = Module.skvLastError;
+    if (which == 0) {
+      s = (e && typeof e.name === "string" && e.name) ? e.name : "Error";
+    } else {
+      Module.skvLastError = undefined;
+      s = (e && e.message !== undefined) ? String(e.message) : String(e);
+    }
+  } catch (ignored) {
+    s = which == 0 ? "Error" : "(an exception that cannot be printed)";
+  }
+  try {
+    var n = lengthBytesUTF8(s) + 1;
+    var p = _malloc(n);
+    if (p) stringToUTF8(s, p, n);
+    return p;
+  } catch (ignored) {
+    return 0;
+  }
+});
+
+// Reads obj[field]: 0 absent (undefined or null), 1 number, 2 boolean (both in *number), 3
+// string, 4 another type (its name); the string or the name goes to a malloc'd *text. -1 if the
+// read threw.
+EM_JS(int, skv_js_field, (EM_VAL obj, const char* field, double* number, char** text), {
+  try {
+    var o = Emval.toValue(obj);
+    if (o === undefined || o === null) return 0;
+    var v = o[UTF8ToString(field)];
+    if (v === undefined || v === null) return 0;
+    var t = typeof v;
+    if (t === "number" || t === "boolean") {
+      HEAPF64[number >> 3] = Number(v);
+      return t === "number" ? 1 : 2;
+    }
+    var s = t === "string" ? v : (t === "object" && Array.isArray(v) ? "array" : t);
+    var n = lengthBytesUTF8(s) + 1;
+    var p = _malloc(n);
+    if (!p) throw new RangeError("out of wasm memory for a string of " + n + " bytes");
+    stringToUTF8(s, p, n);
+    HEAPU32[text >> 2] = p;
+    return t === "string" ? 3 : 4;
+  } catch (e) {
+    Module.skvLastError = e;
+    return -1;
+  }
+});
+
+// A new Uint8Array copied from [src, src + n), as an Emval handle; 0 if it could not be made.
+EM_JS(EM_VAL, skv_js_bytes, (const char* src, double n), {
+  try {
+    return Emval.toHandle(HEAPU8.slice(src, src + n));
+  } catch (e) {
+    Module.skvLastError = e;
+    return 0;
+  }
+});
+// clang-format on
+
+namespace skv::web {
+
+namespace {
+
+std::string take_string(int which) {
+  char* p = skv_js_take_error(which);
+  if (p == nullptr) return which == 0 ? "Error" : "(no memory for the message)";
+  std::string s(p);
+  std::free(p);
+  return s;
+}
+
+std::string describe(const JsError& e) { return e.name + ": " + e.message; }
+
+}  // namespace
+
+JsError take_js_error() {
+  JsError e;
+  e.name = take_string(0);
+  e.message = take_string(1);
+  return e;
+}
+
+Status read_js_field(const emscripten::val& object, const char* field, JsField* out) {
+  *out = JsField();
+  double number = 0;
+  char* text = nullptr;
+  const int kind = skv_js_field(object.as_handle(), field, &number, &text);
+  if (kind < 0) {
+    return Status::invalid_argument(std::string("option ") + field +
+                                    " could not be read: " + describe(take_js_error()));
+  }
+  if (text != nullptr) {
+    out->text = text;
+    std::free(text);
+  }
+  out->number = number;
+  switch (kind) {
+    case 1:
+      out->type = JsField::Type::Number;
+      break;
+    case 2:
+      out->type = JsField::Type::Boolean;
+      break;
+    case 3:
+      out->type = JsField::Type::String;
+      break;
+    case 4:
+      out->type = JsField::Type::Other;
+      break;
+    default:
+      out->type = JsField::Type::Absent;
+      break;
+  }
+  return Status();
+}
+
+Result<emscripten::val> js_bytes(std::string_view bytes) {
+  EM_VAL handle = skv_js_bytes(bytes.data(), static_cast<double>(bytes.size()));
+  if (handle == nullptr) {
+    return Status::io_error("could not copy " + std::to_string(bytes.size()) +
+                            " bytes out of wasm: " + describe(take_js_error()));
+  }
+  return emscripten::val::take_ownership(handle);
+}
+
+}  // namespace skv::web
