@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite skv has, the way CI does:
 #   1. native: configure and build ./build (RelWithDebInfo), then ctest (unit, integration,
-#      heavy, CLI and smoke suites) on both cores; then the same core and its unit suites built
-#      with ASan and UBSan (./build-asan);
+#      heavy, CLI and smoke suites) on both cores; then the same core and its unit and heavy
+#      suites built with ASan and UBSan (./build-asan);
 #   2. the installed CMake package and add_subdirectory, from a consumer project, then a short
 #      libFuzzer run of the decoders (clang-14, ASan/UBSan, ./build-fuzz);
 #   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
@@ -43,16 +43,17 @@ if [[ $MODE != --wasm ]]; then
   stage "native tests"
   # shellcheck disable=SC2086
   ctest --test-dir build -j"$JOBS" --output-on-failure --timeout 1200 ${CTEST_ARGS:-}
-  stage "sanitizers: the core and its unit suites built with ASan and UBSan (./build-asan)"
+  stage "sanitizers: the core and its unit and heavy suites built with ASan and UBSan (./build-asan)"
   # Every use after free, overflow, leak or undefined behaviour aborts the test that hit it; the
-  # lifetime tests (close() racing reads, iterators and compact_all) are among them.
+  # lifetime tests (close() racing reads, iterators and compact_all) and the memory-bound tests
+  # (transactions at their real limit) are among them.
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" \
     -DSKV_SANITIZE=address,undefined -DSKV_WERROR=OFF -DSKV_BUILD_TOOLS=OFF -DSKV_INSTALL=OFF \
     "${LAUNCH[@]}" >/dev/null
   cmake --build build-asan -j"$JOBS"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan -j"$JOBS" -L unit --output-on-failure --timeout 1200
+    ctest --test-dir build-asan -j"$JOBS" -L 'unit|heavy' --output-on-failure --timeout 1200
   stage "CMake consumers (find_package, add_subdirectory)"
   JOBS=$JOBS tools/check-consumer.sh build
   stage "fuzzing (libFuzzer, short run; tools/fuzz.sh --seconds N for longer)"
