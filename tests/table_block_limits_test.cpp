@@ -23,6 +23,7 @@
 #include "sstable/table_builder.h"
 #include "sstable/table_properties.h"
 #include "support/counting_alloc/counting_alloc.h"
+#include "support/string_object_writer.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -33,21 +34,6 @@ namespace {
 
 constexpr uint64_t kNumber = 7;
 const std::string kName = "000007.sst";
-
-class StringWriter final : public ObjectWriter {
- public:
-  explicit StringWriter(std::string* out) : out_(out) {}
-  Status append(std::string_view d) override {
-    out_->append(d);
-    return Status::OK();
-  }
-  uint64_t size() const override { return out_->size(); }
-  Status finish() override { return Status::OK(); }
-  void abort() override {}
-
- private:
-  std::string* out_;
-};
 
 // Counts the reads that touch [watch_begin, watch_end).
 class CountingReader final : public ObjectReader {
@@ -74,7 +60,7 @@ using Entries = std::map<std::string, std::string, InternalKeyLess>;
 
 std::string build(const Entries& entries, const TableOptions& opts) {
   std::string file;
-  TableBuilder b(opts, std::make_unique<StringWriter>(&file), kNumber);
+  TableBuilder b(opts, std::make_unique<StringObjectWriter>(&file), kNumber);
   for (const auto& [k, v] : entries) REQUIRE(b.add(k, v).ok());
   REQUIRE(b.finish().ok());
   return file;

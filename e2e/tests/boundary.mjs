@@ -103,36 +103,8 @@ test('worker protocol: ids are never reused; unknown and malformed requests get 
   async () => {
     const r = await evaluate(async () => {
       for (const n of ['proto-a', 'proto-b']) await window.skv.deleteDatabase(n);
-      const worker = new Worker('/web/src/server.js', { type: 'module' });
-      let errors = 0;
-      worker.onerror = (e) => {
-        e.preventDefault();
-        errors++;
-      };
-      let next = 1;
-      const waiting = new Map();
-      worker.onmessage = (e) => {
-        for (const m of e.data.batch) {
-          const resolve = waiting.get(m.id);
-          waiting.delete(m.id);
-          if (resolve) resolve(m);
-        }
-      };
-      const raw = (request, transfer = []) => {
-        const id = next++;
-        const reply = new Promise((resolve) => waiting.set(id, resolve));
-        worker.postMessage({ batch: [{ id, ...request }] }, transfer);
-        const timeout = new Promise((resolve) => {
-          setTimeout(() => resolve({ timeout: true }), 5000);
-        });
-        return Promise.race([reply, timeout]);
-      };
-      const send = (op, args, transfer) => raw({ op, args }, transfer);
-      const answer = (m) => {
-        if (m.timeout) return 'timeout';
-        return m.ok ? 'ok' : m.error.code;
-      };
-      const code = async (op, args, transfer) => answer(await send(op, args, transfer));
+      const { rawProtocol } = await import('/e2e/pages/raw-protocol.js');
+      const { worker, raw, send, answer, code, errors } = rawProtocol();
       const out = {};
 
       // Ids: open and close in turn; a closed id stays closed while another database is open.
@@ -214,7 +186,7 @@ test('worker protocol: ids are never reused; unknown and malformed requests get 
       worker.postMessage(null);
       out.stillAnswers = await code('stats', [db]);
       out.list = await code('listDatabases', []);
-      out.errors = errors;
+      out.errors = errors();
       await code('close', [db]);
       worker.terminate();
       return out;

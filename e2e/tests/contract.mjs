@@ -213,28 +213,8 @@ test('client: get and scan check `as`; unknown options are refused', async () =>
 test('worker protocol: server.js checks numbers itself', async () => {
   const r = await evaluate(async () => {
     await window.skv.deleteDatabase('protocol');
-    const worker = new Worker('/web/src/server.js', { type: 'module' });
-    let next = 1;
-    const waiting = new Map();
-    worker.onmessage = (e) => {
-      for (const m of e.data.batch) {
-        const resolve = waiting.get(m.id);
-        waiting.delete(m.id);
-        if (resolve) resolve(m);
-      }
-    };
-    const send = (op, args) => {
-      const id = next++;
-      const reply = new Promise((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ batch: [{ id, op, args }] });
-      const timeout = new Promise((resolve) => setTimeout(() => resolve({ timeout: true }), 5000));
-      return Promise.race([reply, timeout]);
-    };
-    const code = async (op, args) => {
-      const m = await send(op, args);
-      if (m.timeout) return 'timeout';
-      return m.ok ? 'ok' : m.error.code;
-    };
+    const { rawProtocol } = await import('/e2e/pages/raw-protocol.js');
+    const { worker, send, code } = rawProtocol();
     const db = (await send('open', ['protocol', {}])).result;
     const out = {};
     out.begin = await code('begin', [db, 1000, 'readwrite']);

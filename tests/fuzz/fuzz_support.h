@@ -24,6 +24,7 @@
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "skv/status.h"
+#include "tests/support/string_object_writer.h"
 #include "sstable/block.h"
 #include "sstable/block_format.h"
 #include "util/coding.h"
@@ -109,21 +110,8 @@ class StringObjectReader final : public ObjectReader {
   bool zero_copy_;
 };
 
-// An ObjectWriter appending to a string it does not own (the corpus generator builds tables).
-class StringObjectWriter final : public ObjectWriter {
- public:
-  explicit StringObjectWriter(std::string* out) : out_(out) {}
-  Status append(std::string_view d) override {
-    out_->append(d.data(), d.size());
-    return Status::OK();
-  }
-  uint64_t size() const override { return out_->size(); }
-  Status finish() override { return Status::OK(); }
-  void abort() override {}
-
- private:
-  std::string* out_;
-};
+// The corpus generator builds tables in memory.
+using testing::StringObjectWriter;
 
 // The masked CRC32C a log record carries: over length:fixed32 ‖ payload.
 inline uint32_t log_record_crc(std::string_view payload) {

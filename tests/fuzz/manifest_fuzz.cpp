@@ -232,7 +232,7 @@ void check_recover(const std::string& bytes) {
     Status w = vs.log_and_apply(&nothing);
     SKV_FUZZ_CHECK(w.ok(), "rewriting a recovered state failed: " + w.to_string());
   }
-  VersionSet again(storage.get(), options, &tables);
+  VersionSet again(storage.get(), options, tables);
   Status s = again.recover();
   SKV_FUZZ_CHECK(s.ok(), "recovering a rewritten manifest failed: " + s.to_string());
   const State second = capture(again);

@@ -30,6 +30,26 @@ Tree open_memory_tree() {
                       "open tree");
 }
 
+// A tree, and a transaction on it holding `n` distinct writes of the same value: the starting
+// point of the benchmarks that work on a full buffer.
+struct FilledTransaction {
+  explicit FilledTransaction(size_t n)
+      : tree(open_memory_tree()),
+        keys(make_keys(0, n)),
+        value(bench_value()),
+        tx(value_or_die(tree.begin(), "begin")) {
+    for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  }
+  static std::string bench_value() {
+    std::mt19937_64 rng(kSeed);
+    return make_value(rng, kValueBytes);
+  }
+  Tree tree;
+  std::vector<std::string> keys;
+  std::string value;
+  Transaction tx;
+};
+
 // A transaction of `n` distinct writes, rolled back: the buffer's insert path. items_per_second
 // is writes/s.
 void BM_TxnSet(benchmark::State& state) {
@@ -49,12 +69,10 @@ BENCHMARK(BM_TxnSet)->ArgName("writes")->Arg(1)->Arg(100)->Arg(10000);
 
 // Rewrites of 1,000 buffered keys with values of the same size (a counter-like workload).
 void BM_TxnOverwrite(benchmark::State& state) {
-  Tree tree = open_memory_tree();
-  const std::vector<std::string> keys = make_keys(0, 1000);
-  std::mt19937_64 rng(kSeed);
-  const std::string value = make_value(rng, kValueBytes);
-  Transaction tx = value_or_die(tree.begin(), "begin");
-  for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  FilledTransaction f(1000);
+  Transaction& tx = f.tx;
+  const std::vector<std::string>& keys = f.keys;
+  const std::string& value = f.value;
   size_t i = 0;
   for (auto _ : state) {
     check_ok(tx.set(keys[i], value), "set");
@@ -66,12 +84,9 @@ BENCHMARK(BM_TxnOverwrite);
 
 // get() of keys the transaction wrote (read your own writes), 10,000 buffered.
 void BM_TxnGetOwnWrite(benchmark::State& state) {
-  Tree tree = open_memory_tree();
-  const std::vector<std::string> keys = make_keys(0, 10000);
-  std::mt19937_64 rng(kSeed);
-  const std::string value = make_value(rng, kValueBytes);
-  Transaction tx = value_or_die(tree.begin(), "begin");
-  for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  FilledTransaction f(10000);
+  Transaction& tx = f.tx;
+  const std::vector<std::string>& keys = f.keys;
   const std::vector<uint32_t> order = shuffled_indices(keys.size(), kSeed);
   size_t i = 0;
   for (auto _ : state) {
@@ -85,12 +100,9 @@ BENCHMARK(BM_TxnGetOwnWrite);
 
 // A full forward scan of a transaction's 10,000 buffered writes (over an empty tree).
 void BM_TxnScanOwnWrites(benchmark::State& state) {
-  Tree tree = open_memory_tree();
-  const std::vector<std::string> keys = make_keys(0, 10000);
-  std::mt19937_64 rng(kSeed);
-  const std::string value = make_value(rng, kValueBytes);
-  Transaction tx = value_or_die(tree.begin(), "begin");
-  for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  FilledTransaction f(10000);
+  Transaction& tx = f.tx;
+  const std::vector<std::string>& keys = f.keys;
   for (auto _ : state) {
     Iterator it = value_or_die(tx.range("", ""), "range");
     size_t n = 0;
@@ -104,12 +116,10 @@ BENCHMARK(BM_TxnScanOwnWrites);
 // Opens an iterator, then writes once, with 10,000 writes buffered: a scan-then-update loop.
 // items_per_second is rounds/s.
 void BM_TxnWriteAfterIterator(benchmark::State& state) {
-  Tree tree = open_memory_tree();
-  const std::vector<std::string> keys = make_keys(0, 10000);
-  std::mt19937_64 rng(kSeed);
-  const std::string value = make_value(rng, kValueBytes);
-  Transaction tx = value_or_die(tree.begin(), "begin");
-  for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  FilledTransaction f(10000);
+  Transaction& tx = f.tx;
+  const std::vector<std::string>& keys = f.keys;
+  const std::string& value = f.value;
   size_t i = 0;
   for (auto _ : state) {
     Iterator it = value_or_die(tx.range("", ""), "range");
@@ -122,12 +132,10 @@ BENCHMARK(BM_TxnWriteAfterIterator);
 
 // A savepoint, ten writes, a rollback to it, on a transaction holding 1,000 writes.
 void BM_TxnSavepointRollback(benchmark::State& state) {
-  Tree tree = open_memory_tree();
-  const std::vector<std::string> keys = make_keys(0, 1000);
-  std::mt19937_64 rng(kSeed);
-  const std::string value = make_value(rng, kValueBytes);
-  Transaction tx = value_or_die(tree.begin(), "begin");
-  for (const std::string& k : keys) check_ok(tx.set(k, value), "set");
+  FilledTransaction f(1000);
+  Transaction& tx = f.tx;
+  const std::vector<std::string>& keys = f.keys;
+  const std::string& value = f.value;
   size_t i = 0;
   for (auto _ : state) {
     check_ok(tx.set_savepoint(), "savepoint");

@@ -1,5 +1,8 @@
 #include "txn/buffer_iterator.h"
 
+#include "iterator/db_iterator.h"
+#include "iterator/internal_iterator.h"
+
 namespace skv {
 namespace {
 
@@ -98,26 +101,13 @@ class BufferIterator final : public UserIterator {
   const BufferEntry* cur_ = nullptr;
 };
 
-class EmptyIterator final : public UserIterator {
- public:
-  bool valid() const override { return false; }
-  void seek_first() override {}
-  void seek_last() override {}
-  void seek(std::string_view) override {}
-  void next() override {}
-  void prev() override {}
-  std::string_view key() const override { return {}; }
-  std::string_view value() const override { return {}; }
-  uint64_t timestamp() const override { return 0; }
-  Status status() const override { return Status::OK(); }
-};
-
 }  // namespace
 
 std::unique_ptr<UserIterator> new_buffer_iterator(std::shared_ptr<const BufferStore> store,
                                                   uint64_t view, std::string lower,
                                                   std::string upper) {
-  if (store == nullptr) return std::make_unique<EmptyIterator>();
+  // Nothing buffered: an iterator over nothing, with nothing of its own.
+  if (store == nullptr) return new_db_iterator(new_empty_iterator(), 0, {}, {}, false);
   return std::make_unique<BufferIterator>(std::move(store), view, std::move(lower),
                                           std::move(upper));
 }
