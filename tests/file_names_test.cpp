@@ -12,6 +12,8 @@ TEST_CASE("file names are zero padded and parse back", "[file_names]") {
   CHECK(table_file_name(7) == "000007.sst");
   CHECK(manifest_file_name(42) == "MANIFEST-000042");
   CHECK(temp_file_name(5) == "000005.tmp");
+  CHECK(vlog_file_name(88) == "000088.vlog");
+  CHECK(vlog_file_name(1234567) == "1234567.vlog");
   CHECK(wal_file_name(1234567) == "1234567.wal");
   CHECK(current_file_name() == "CURRENT");
 
@@ -27,6 +29,7 @@ TEST_CASE("file names are zero padded and parse back", "[file_names]") {
       {"MANIFEST-000009", FileType::Manifest, 9},
       {"CURRENT", FileType::Current, 0},
       {"000077.tmp", FileType::Temp, 77},
+      {"000088.vlog", FileType::ValueLog, 88},
       {"72057594037927935.wal", FileType::Wal, kMaxFileNumber - 1},
   };
   for (const Case& c : cases) {
@@ -45,6 +48,8 @@ TEST_CASE("file names are zero padded and parse back", "[file_names]") {
     CHECK((t == FileType::Wal && got == n));
     REQUIRE(parse_file_name(manifest_file_name(n), &t, &got));
     CHECK((t == FileType::Manifest && got == n));
+    REQUIRE(parse_file_name(vlog_file_name(n), &t, &got));
+    CHECK((t == FileType::ValueLog && got == n));
   }
 }
 
@@ -67,7 +72,13 @@ TEST_CASE("non-canonical and foreign names are unknown", "[file_names]") {
                        "18446744073709551616.wal",  // overflows 64 bits
                        "18446744073709551615.wal",  // at or past kMaxFileNumber
                        "72057594037927936.wal",
-                       "000123.log"};
+                       "000123.log",
+                       "123.vlog",
+                       "0000123.vlog",
+                       "000123.VLOG",
+                       "000123.vlo",
+                       ".vlog",
+                       "72057594037927936.vlog"};
   for (const char* name : bad) {
     INFO(name);
     FileType t = FileType::Wal;

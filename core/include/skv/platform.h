@@ -19,9 +19,9 @@
 // Code::Quota; any other failure of the underlying system is Code::IO.
 //
 // Names: the core names its files "<number>.<ext>" (a zero-padded decimal number, a dot and a
-// lower-case extension: "000012.sst", "000013.wal") or "MANIFEST-<number>", and its pointer
-// records in capitals ("CURRENT"). Objects are the names that end in ".sst". A platform may rely
-// on this to tell the database's files from anything else in the same place.
+// lower-case extension: "000012.sst", "000013.wal", "000014.vlog") or "MANIFEST-<number>", and
+// its pointer records in capitals ("CURRENT"). Objects are the names that end in ".sst". A
+// platform may rely on this to tell the database's files from anything else in the same place.
 
 #ifndef SKV_PLATFORM_H_
 #define SKV_PLATFORM_H_

@@ -48,6 +48,8 @@ std::string manifest_file_name(uint64_t number) {
 
 std::string table_file_name(uint64_t number) { return padded_number(number) + ".sst"; }
 
+std::string vlog_file_name(uint64_t number) { return padded_number(number) + ".vlog"; }
+
 std::string temp_file_name(uint64_t number) { return padded_number(number) + ".tmp"; }
 
 std::string current_file_name() { return std::string(kCurrent); }
@@ -63,6 +65,8 @@ bool parse_file_name(std::string_view name, FileType* type, uint64_t* number) {
     t = FileType::Wal;
   } else if (parse_suffixed(name, ".sst", &n)) {
     t = FileType::Table;
+  } else if (parse_suffixed(name, ".vlog", &n)) {
+    t = FileType::ValueLog;
   } else if (parse_suffixed(name, ".tmp", &n)) {
     t = FileType::Temp;
   }

@@ -1,8 +1,9 @@
-// The names of the files in a database: WAL segments, SSTables, manifests, the current-manifest
-// pointer and temporary files.
+// The names of the files in a database: WAL segments, SSTables, value logs, manifests, the
+// current-manifest pointer and temporary files.
 //
 //   wal segment   := number ".wal"         e.g. 000123.wal
 //   sstable       := number ".sst"         e.g. 000123.sst
+//   value log     := number ".vlog"        e.g. 000123.vlog
 //   manifest      := "MANIFEST-" number    e.g. MANIFEST-000123
 //   temporary     := number ".tmp"         e.g. 000123.tmp
 //   current       := "CURRENT"
@@ -21,7 +22,7 @@
 
 namespace skv {
 
-enum class FileType { Wal, Table, Manifest, Current, Temp, Unknown };
+enum class FileType { Wal, Table, ValueLog, Manifest, Current, Temp, Unknown };
 
 // "000123.wal".
 std::string wal_file_name(uint64_t number);
@@ -29,6 +30,8 @@ std::string wal_file_name(uint64_t number);
 std::string manifest_file_name(uint64_t number);
 // "000123.sst".
 std::string table_file_name(uint64_t number);
+// "000123.vlog".
+std::string vlog_file_name(uint64_t number);
 // "000123.tmp".
 std::string temp_file_name(uint64_t number);
 // "CURRENT".
