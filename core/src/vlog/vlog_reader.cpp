@@ -1,0 +1,137 @@
+#include "vlog/vlog_reader.h"
+
+#include <cstring>
+#include <utility>
+
+#include "format/file_header.h"
+#include "format/file_names.h"
+#include "skv/options.h"
+#include "util/coding.h"
+#include "util/status_macros.h"
+#include "vlog/vlog_format.h"
+
+namespace skv::vlog {
+
+namespace {
+
+// Checks the header of a value log file named `file_number`.
+Status check_header(const LogFile& file, uint64_t file_number) {
+  char scratch[kFileHeaderSize];
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file.read_at(0, kFileHeaderSize, scratch, &got));
+  SKV_ASSIGN_OR_RETURN(FileHeader h, decode_file_header(got, FileKind::ValueLog, file.name()));
+  if (h.file_number != file_number) {
+    return Status::corruption(file.name() + ": bad file header at offset 0: file number " +
+                              std::to_string(h.file_number) + " is not the file's own");
+  }
+  if (h.cipher != 0) {
+    return Status::not_supported(file.name() + ": encrypted value logs are not supported");
+  }
+  return Status();
+}
+
+Result<std::unique_ptr<LogFile>> open_file(LogStore& store, uint64_t file_number,
+                                           const std::string& missing_detail) {
+  const std::string name = vlog_file_name(file_number);
+  Result<std::unique_ptr<LogFile>> file = store.open(name);
+  if (!file.ok() && file.status().is_not_found()) {
+    return Status::corruption(name + ": value log file is missing" + missing_detail);
+  }
+  return file;
+}
+
+}  // namespace
+
+VlogReader::VlogReader(std::unique_ptr<LogFile> file, uint64_t file_number)
+    : file_(std::move(file)), file_number_(file_number) {}
+
+VlogReader::~VlogReader() {
+  Status s = file_->close();
+  (void)s;
+}
+
+Result<std::unique_ptr<VlogReader>> VlogReader::open(LogStore& store, uint64_t file_number) {
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, open_file(store, file_number, ""));
+  return open(std::move(file), file_number);
+}
+
+Result<std::unique_ptr<VlogReader>> VlogReader::open(std::unique_ptr<LogFile> file,
+                                                     uint64_t file_number) {
+  SKV_RETURN_IF_ERROR(check_header(*file, file_number));
+  return std::unique_ptr<VlogReader>(new VlogReader(std::move(file), file_number));
+}
+
+const std::string& VlogReader::name() const { return file_->name(); }
+
+Status VlogReader::corruption(uint64_t offset, const std::string& what) const {
+  return Status::corruption(file_->name() + ": corrupt value log entry at offset " +
+                            std::to_string(offset) + ": " + what);
+}
+
+Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string* value) const {
+  if (p.file_number != file_number_) {
+    return Status::invalid_argument(file_->name() + ": pointer names value log " +
+                                    std::to_string(p.file_number));
+  }
+  if (key.empty() || key.size() > kMaxKeySize) {
+    return Status::invalid_argument(file_->name() + ": key of " + std::to_string(key.size()) +
+                                    " bytes is empty or too long");
+  }
+  Status valid = check_value_pointer(p);
+  if (!valid.ok()) return corruption(p.offset, valid.message());
+  if (p.size < entry_size(key.size(), 0)) {
+    return corruption(p.offset, "pointer size " + std::to_string(p.size) +
+                                    " is too small for a key of " + std::to_string(key.size()) +
+                                    " bytes");
+  }
+  // Bounded by the file before anything is allocated.
+  const uint64_t file_size = file_->size();
+  if (p.offset > file_size || p.size > file_size - p.offset) {
+    return corruption(p.offset, "entry of " + std::to_string(p.size) +
+                                    " bytes runs past the end of the file (" +
+                                    std::to_string(file_size) + " bytes)");
+  }
+  const auto size = static_cast<size_t>(p.size);
+  value->resize(size);
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file_->read_at(p.offset, size, value->data(), &got));
+  if (got.size() != size) {
+    return corruption(p.offset, "entry of " + std::to_string(p.size) +
+                                    " bytes runs past the end of the file (read " +
+                                    std::to_string(got.size()) + " bytes)");
+  }
+  const uint32_t masked_crc = decode_fixed32(got.data());
+  const uint32_t key_len = decode_fixed32(got.data() + 4);
+  const uint32_t value_len = decode_fixed32(got.data() + 8);
+  if (key_len > kMaxKeySize || value_len > kMaxValueSize ||
+      entry_size(key_len, value_len) != p.size) {
+    return corruption(p.offset, "entry lengths (key " + std::to_string(key_len) + ", value " +
+                                    std::to_string(value_len) + ") do not match the pointer's " +
+                                    std::to_string(p.size) + " bytes");
+  }
+  if (entry_crc(key_len, value_len, got.substr(kEntryHeaderSize)) != masked_crc) {
+    return corruption(p.offset, "checksum mismatch");
+  }
+  if (got.substr(kEntryHeaderSize, key_len) != key) {
+    return corruption(p.offset, "entry holds a different key");
+  }
+  const size_t value_start = kEntryHeaderSize + key_len;
+  if (got.data() == value->data()) {
+    value->erase(0, value_start);
+  } else {
+    value->assign(got.data() + value_start, value_len);
+  }
+  return Status();
+}
+
+Status read_value(LogStore& store, const ValuePointer& p, std::string_view key,
+                  std::string* value) {
+  SKV_ASSIGN_OR_RETURN(
+      std::unique_ptr<LogFile> file,
+      open_file(store, p.file_number, " (value at offset " + std::to_string(p.offset) + ")"));
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<VlogReader> reader,
+                       VlogReader::open(std::move(file), p.file_number));
+  return reader->get(p, key, value);
+}
+
+}  // namespace skv::vlog

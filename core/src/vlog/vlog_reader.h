@@ -1,0 +1,69 @@
+// VlogReader: reads single entries of one value log (vlog_format.h) at the positions pointers
+// give (value_pointer.h), with positional reads. Sequential reads are VlogScanner's
+// (vlog_scanner.h).
+//
+// Every check a read makes is on bytes: the pointer against the file's size, the entry's lengths
+// and key against the pointer and the caller's key, and the checksum. Any failure is Corruption
+// "<file>: corrupt value log entry at offset <o>: <reason>"; a missing file is Corruption too,
+// since a pointer names it. Errors of the platform itself (I/O) are passed on.
+//
+// Thread safety: get() is const and may be called from several threads at once, also while a
+// VlogWriter appends to the same file through another handle.
+
+#ifndef SKV_VLOG_VLOG_READER_H_
+#define SKV_VLOG_VLOG_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "skv/platform.h"
+#include "skv/status.h"
+#include "vlog/value_pointer.h"
+
+namespace skv::vlog {
+
+class VlogReader {
+ public:
+  // Opens the value log numbered `file_number` in `store` and checks its header. Corruption if
+  // the file does not exist ("<file>: value log file is missing"), or its header is short or bad
+  // ("<file>: bad file header at offset 0: <reason>", a number that is not the file's own
+  // included); NotSupported if it is encrypted; the platform's error if opening or reading fails.
+  static Result<std::unique_ptr<VlogReader>> open(LogStore& store, uint64_t file_number);
+  // The same over a file already open, which the reader takes.
+  static Result<std::unique_ptr<VlogReader>> open(std::unique_ptr<LogFile> file,
+                                                  uint64_t file_number);
+
+  VlogReader(const VlogReader&) = delete;
+  VlogReader& operator=(const VlogReader&) = delete;
+  ~VlogReader();
+
+  // Reads the entry `p` points at, which must hold `key`, and sets *value to its value. One
+  // positional read of p.size bytes, after checking that they lie inside the file.
+  // InvalidArgument if p names another file or `key` is empty or too long; Corruption (naming the
+  // file and p.offset) if p is out of range (check_value_pointer) or runs past the end of the
+  // file, the entry's lengths do not add up to p.size, its checksum fails, or it holds another
+  // key. On error *value is unspecified.
+  Status get(const ValuePointer& p, std::string_view key, std::string* value) const;
+
+  uint64_t file_number() const { return file_number_; }
+  const std::string& name() const;
+
+ private:
+  VlogReader(std::unique_ptr<LogFile> file, uint64_t file_number);
+
+  Status corruption(uint64_t offset, const std::string& what) const;
+
+  std::unique_ptr<LogFile> file_;
+  const uint64_t file_number_;
+};
+
+// One read without keeping a reader: opens the file p names in `store`, reads the entry and
+// closes the file. Errors as VlogReader::open and get(); a missing file is Corruption
+// "<file>: value log file is missing (value at offset <o>)".
+Status read_value(LogStore& store, const ValuePointer& p, std::string_view key, std::string* value);
+
+}  // namespace skv::vlog
+
+#endif  // SKV_VLOG_VLOG_READER_H_

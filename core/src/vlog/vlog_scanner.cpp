@@ -1,0 +1,321 @@
+#include "vlog/vlog_scanner.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "skv/options.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+#include "util/status_macros.h"
+#include "vlog/vlog_format.h"
+
+namespace skv::vlog {
+
+namespace {
+
+// Entries are read through a window of this many bytes, so a file of small entries costs one
+// platform read per window, not one per entry.
+constexpr size_t kReadChunk = size_t{256} << 10;
+
+// The most body bytes checksummed while looking for an intact entry after a damaged one, beyond
+// four times the scanned range. When it runs out, the damage is taken for a torn tail.
+constexpr uint64_t kScanBudgetBase = uint64_t{64} << 20;
+
+bool all_zero(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
+}
+
+// Whether `prefix` (shorter than a header, its trailing zero bytes removed) could be the start
+// of a value log header that a crash cut short: magic (bytes 0..3), kind (6) and flags (7) as
+// the writer writes them. The version (4, 5) is checked once the header is whole.
+bool plausible_header_prefix(std::string_view prefix) {
+  std::string expected;
+  FileHeader h;
+  h.kind = FileKind::ValueLog;
+  encode_file_header(h, &expected);
+  for (size_t i = 0; i < prefix.size() && i < 8; ++i) {
+    if (i == 4 || i == 5) continue;
+    if (prefix[i] != expected[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+VlogScanner::VlogScanner(const LogFile* file, uint64_t file_number)
+    : file_(file), file_number_(file_number) {}
+
+Status VlogScanner::corruption(uint64_t offset, const std::string& what) const {
+  return Status::corruption(file_->name() + ": corrupt value log entry at offset " +
+                            std::to_string(offset) + ": " + what);
+}
+
+bool VlogScanner::end_with_torn_tail() {
+  at_end_ = true;
+  torn_tail_ = true;
+  return false;
+}
+
+// REQUIRES: offset + n <= file_size_ and n <= kReadChunk.
+Result<std::string_view> VlogScanner::fetch(uint64_t offset, size_t n) {
+  if (offset >= window_offset_ && offset + n <= window_offset_ + window_.size()) {
+    return window_.substr(static_cast<size_t>(offset - window_offset_), n);
+  }
+  if (buffer_.size() < kReadChunk) buffer_.resize(kReadChunk);
+  const auto want = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
+  std::string_view got;
+  window_ = {};
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, want, buffer_.data(), &got));
+  if (got.size() < n) {
+    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
+  }
+  window_ = got;
+  window_offset_ = offset;
+  return window_.substr(0, n);
+}
+
+// REQUIRES: offset + n <= file_size_.
+Status VlogScanner::read_exact(uint64_t offset, size_t n, std::string* out) {
+  out->resize(n);
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
+  if (got.size() != n) {
+    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
+  }
+  if (got.data() != out->data()) std::memcpy(out->data(), got.data(), n);
+  return Status();
+}
+
+Result<bool> VlogScanner::zero_from(uint64_t offset) {
+  while (offset < file_size_) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
+    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(offset, n));
+    if (!all_zero(chunk)) return false;
+    offset += n;
+  }
+  return true;
+}
+
+// Whether the entry at `offset` with these lengths (known to fit in the file) carries a correct
+// checksum. Charges its body to *budget; when the budget cannot pay, sets it to 0 and says no.
+Result<bool> VlogScanner::entry_checks_out(uint64_t offset, uint32_t key_len, uint32_t value_len,
+                                           uint32_t masked_crc, uint64_t* budget) {
+  const uint64_t body_len = uint64_t{key_len} + value_len;
+  if (body_len > *budget) {
+    *budget = 0;
+    return false;
+  }
+  *budget -= body_len;
+  char lengths[8];
+  encode_fixed32(lengths, key_len);
+  encode_fixed32(lengths + 4, value_len);
+  uint32_t crc = crc32c::value(lengths, sizeof(lengths));
+  uint64_t p = offset + kEntryHeaderSize;
+  const uint64_t end = p + body_len;
+  while (p < end) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, end - p));
+    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(p, n));
+    crc = crc32c::extend(crc, chunk.data(), chunk.size());
+    p += n;
+  }
+  return crc32c::mask(crc) == masked_crc;
+}
+
+// Whether an intact entry (sane lengths, inside [begin, end), a correct checksum) starts at any
+// offset in [begin, end). Tells a cut write, after which nothing intact can follow, from damage
+// in the middle of the file.
+Result<bool> VlogScanner::intact_entry_after(uint64_t begin, uint64_t end) {
+  if (end <= begin) return false;
+  uint64_t budget = kScanBudgetBase + 4 * (end - begin);
+  for (uint64_t q = begin; end - q >= kMinEntrySize; ++q) {
+    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(q, kEntryHeaderSize));
+    const uint32_t key_len = decode_fixed32(h.data() + 4);
+    const uint32_t value_len = decode_fixed32(h.data() + 8);
+    if (key_len == 0 || key_len > kMaxKeySize || value_len > kMaxValueSize) continue;
+    if (entry_size(key_len, value_len) > end - q) continue;
+    const uint32_t masked_crc = decode_fixed32(h.data());
+    SKV_ASSIGN_OR_RETURN(bool intact, entry_checks_out(q, key_len, value_len, masked_crc, &budget));
+    if (intact) return true;
+    if (budget == 0) return false;
+  }
+  return false;
+}
+
+// For an entry at pos_ that runs past the end of the file: whether the bytes up to the end are a
+// whole entry under one damaged length field (the checksum covers both lengths, so it tells).
+Result<bool> VlogScanner::lengths_damaged(uint32_t masked_crc, uint32_t key_len,
+                                          uint32_t value_len) {
+  const uint64_t rest = file_size_ - pos_ - kEntryHeaderSize;
+  if (rest == 0 || rest > uint64_t{kMaxKeySize} + kMaxValueSize) return false;
+  struct Lengths {
+    uint64_t key;
+    uint64_t value;
+  };
+  Lengths candidates[2];
+  size_t n = 0;
+  if (rest >= key_len && rest - key_len <= kMaxValueSize) {
+    candidates[n++] = {key_len, rest - key_len};  // the value length is damaged
+  }
+  if (rest > value_len && rest - value_len <= kMaxKeySize) {
+    candidates[n++] = {rest - value_len, value_len};  // the key length is damaged
+  }
+  if (n == 0) return false;
+  std::string body;
+  SKV_RETURN_IF_ERROR(read_exact(pos_ + kEntryHeaderSize, static_cast<size_t>(rest), &body));
+  for (size_t i = 0; i < n; ++i) {
+    if (entry_crc(static_cast<uint32_t>(candidates[i].key),
+                  static_cast<uint32_t>(candidates[i].value), body) == masked_crc) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Status VlogScanner::check_header(std::string_view bytes) {
+  SKV_ASSIGN_OR_RETURN(FileHeader h, decode_file_header(bytes, FileKind::ValueLog, file_->name()));
+  if (h.file_number != file_number_) {
+    return Status::corruption(file_->name() + ": bad file header at offset 0: file number " +
+                              std::to_string(h.file_number) + " is not the file's own");
+  }
+  if (h.cipher != 0) {
+    return Status::not_supported(file_->name() + ": encrypted value logs are not supported");
+  }
+  header_ = h;
+  return Status();
+}
+
+Status VlogScanner::read_header(FileHeader* header) {
+  if (header_checked_) {
+    if (!header_status_.ok()) return header_status_;
+    if (pos_ >= kFileHeaderSize) *header = header_;
+    return Status();
+  }
+  file_size_ = file_->size();
+  window_ = {};
+  window_offset_ = 0;
+  const auto have = static_cast<size_t>(std::min<uint64_t>(file_size_, kFileHeaderSize));
+  std::string_view bytes;
+  if (have > 0) {
+    SKV_ASSIGN_OR_RETURN(bytes, fetch(0, have));
+  }
+  Status s = check_header(bytes);
+  if (!s.ok()) {
+    // A header a crash cut short: a plausible prefix followed only by zero bytes (or nothing).
+    bool torn = false;
+    if (s.is_corruption()) {
+      size_t nonzero = bytes.size();
+      while (nonzero > 0 && bytes[nonzero - 1] == 0) --nonzero;
+      torn = nonzero < kFileHeaderSize && plausible_header_prefix(bytes.substr(0, nonzero));
+      if (torn) {
+        SKV_ASSIGN_OR_RETURN(torn, zero_from(have));
+      }
+    }
+    header_checked_ = true;
+    if (!torn) {
+      header_status_ = s;
+      return s;
+    }
+    pos_ = 0;
+    valid_end_ = 0;
+    end_with_torn_tail();
+    return Status();
+  }
+  *header = header_;
+  header_checked_ = true;
+  pos_ = kFileHeaderSize;
+  valid_end_ = kFileHeaderSize;
+  return Status();
+}
+
+Result<bool> VlogScanner::next(VlogEntry* entry) {
+  if (!header_checked_) {
+    FileHeader ignored;
+    SKV_RETURN_IF_ERROR(read_header(&ignored));
+  }
+  if (!header_status_.ok()) return header_status_;
+  if (at_end_) return false;
+  const uint64_t remaining = file_size_ - pos_;
+  if (remaining == 0) {
+    at_end_ = true;
+    return false;
+  }
+  if (remaining < kEntryHeaderSize) return end_with_torn_tail();  // cut inside a header
+
+  char header[kEntryHeaderSize];
+  {
+    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(pos_, kEntryHeaderSize));
+    std::memcpy(header, h.data(), kEntryHeaderSize);
+  }
+  const uint32_t masked_crc = decode_fixed32(header);
+  const uint32_t key_len = decode_fixed32(header + 4);
+  const uint32_t value_len = decode_fixed32(header + 8);
+
+  if (key_len == 0) {
+    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(pos_ + 4));
+    if (zeros) return end_with_torn_tail();
+    return corruption(pos_, "zero key length");
+  }
+  if (key_len > kMaxKeySize) {
+    return corruption(pos_, "key length " + std::to_string(key_len) + " exceeds the maximum");
+  }
+  if (value_len > kMaxValueSize) {
+    return corruption(pos_, "value length " + std::to_string(value_len) + " exceeds the maximum");
+  }
+  const uint64_t size = entry_size(key_len, value_len);
+  if (size > remaining) {
+    SKV_ASSIGN_OR_RETURN(bool damaged, lengths_damaged(masked_crc, key_len, value_len));
+    if (damaged) {
+      return corruption(pos_, "entry lengths (key " + std::to_string(key_len) + ", value " +
+                                  std::to_string(value_len) +
+                                  ") are damaged: the entry ends at the end of the file");
+    }
+    SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, file_size_));
+    if (!intact) return end_with_torn_tail();
+    return corruption(pos_, "entry of " + std::to_string(size) +
+                                " bytes runs past the end of the file, but intact entries follow");
+  }
+
+  // The body (key ‖ value) goes into entry->value first, and is split once it checks out.
+  const uint64_t body_offset = pos_ + kEntryHeaderSize;
+  const auto body_len = static_cast<size_t>(size - kEntryHeaderSize);
+  std::string& body = entry->value;
+  if (body_len <= kReadChunk - kEntryHeaderSize) {
+    SKV_ASSIGN_OR_RETURN(std::string_view b, fetch(body_offset, body_len));
+    body.assign(b.data(), b.size());
+  } else {
+    SKV_RETURN_IF_ERROR(read_exact(body_offset, body_len, &body));
+  }
+  const uint64_t entry_end = pos_ + size;
+  if (entry_crc(key_len, value_len, body) != masked_crc) {
+    // Only an entry whose end never reached the disk is torn: storage writes whole sectors, so
+    // an unwritten end is zero from a sector boundary inside the entry to the end of the file. A
+    // whole entry with damage elsewhere (a flipped bit) is corruption, even at the end.
+    size_t last_nonzero = body.size();
+    while (last_nonzero > 0 && body[last_nonzero - 1] == 0) --last_nonzero;
+    uint64_t zero_start = body_offset + last_nonzero;
+    if (last_nonzero == 0) {
+      size_t h = kEntryHeaderSize;
+      while (h > 0 && header[h - 1] == 0) --h;
+      zero_start = pos_ + h;
+    }
+    const uint64_t aligned = (zero_start + kSectorSize - 1) / kSectorSize * kSectorSize;
+    body.clear();
+    entry->key.clear();
+    if (aligned < entry_end) {
+      SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(entry_end));
+      if (zeros) {
+        SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, file_size_));
+        if (!intact) return end_with_torn_tail();
+      }
+    }
+    return corruption(pos_, "checksum mismatch");
+  }
+  entry->key.assign(body.data(), key_len);
+  body.erase(0, key_len);
+  entry->pointer = ValuePointer{file_number_, pos_, size};
+  pos_ = entry_end;
+  valid_end_ = pos_;
+  return true;
+}
+
+}  // namespace skv::vlog

@@ -1,0 +1,63 @@
+// VlogWriter: appends entries (vlog_format.h) to one value log file and hands back a pointer to
+// each (value_pointer.h).
+//
+// Thread safety: one writer is used by one thread at a time. Readers (vlog_reader.h) may read
+// the entries it has appended, through their own handle, at the same time.
+
+#ifndef SKV_VLOG_VLOG_WRITER_H_
+#define SKV_VLOG_VLOG_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "skv/platform.h"
+#include "skv/status.h"
+#include "vlog/value_pointer.h"
+
+namespace skv::vlog {
+
+class VlogWriter {
+ public:
+  // Takes ownership of `file`, the value log numbered `file_number`. If the file is empty, the
+  // file header (kind ValueLog, that number) is written with the first entry, in the same append;
+  // a non-empty file is assumed to start with a valid header and entries are appended at its end.
+  // REQUIRES: file_number < kMaxFileNumber.
+  VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number);
+  VlogWriter(const VlogWriter&) = delete;
+  VlogWriter& operator=(const VlogWriter&) = delete;
+  // Closes the file, best effort; unsynced entries were never promised.
+  ~VlogWriter();
+
+  // Appends one entry with a single LogFile::append and returns its pointer. The entry can be read
+  // back at once; it is durable after sync(). InvalidArgument, with nothing written, if the key is
+  // empty or longer than kMaxKeySize, the value longer than kMaxValueSize, or the entry would end
+  // past kMaxValueLogOffset. A failed append may leave part of the entry in the file, so after
+  // one every later add() and sync() returns that same error: the caller moves to a new file.
+  Result<ValuePointer> add(std::string_view key, std::string_view value);
+
+  // Makes every entry added so far durable. A failed sync is sticky like a failed append: the
+  // platform may have dropped the unsynced bytes, so nothing more is written to this file.
+  Status sync();
+
+  // The file's size: the end of the last entry (0 before the first one).
+  uint64_t size() const;
+  uint64_t file_number() const { return file_number_; }
+  const std::string& name() const;
+  // The sticky error, or OK.
+  const Status& status() const { return error_; }
+  // LogFile::close(). The writer must not be used afterwards.
+  Status close();
+
+ private:
+  std::unique_ptr<LogFile> file_;
+  const uint64_t file_number_;
+  std::string pending_header_;  // the file header, until the first append succeeds
+  std::string buf_;
+  Status error_;  // sticky: the first failed append or sync
+};
+
+}  // namespace skv::vlog
+
+#endif  // SKV_VLOG_VLOG_WRITER_H_
