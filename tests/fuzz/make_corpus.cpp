@@ -4,8 +4,8 @@
 //
 //   skv_fuzz_make_corpus tests/fuzz/corpus
 //
-// writes <dir>/wal_reader/, <dir>/block/, <dir>/table/ and <dir>/manifest/ (replacing files of
-// the same names).
+// writes <dir>/wal_reader/, <dir>/block/, <dir>/table/, <dir>/manifest/ and <dir>/vlog/ (replacing
+// files of the same names).
 
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/file_header.h"
@@ -27,6 +28,8 @@
 #include "version/table_cache.h"
 #include "version/version_edit.h"
 #include "version/version_set.h"
+#include "vlog/value_pointer.h"
+#include "vlog/vlog_writer.h"
 #include "wal/log_writer.h"
 #include "wal/write_batch.h"
 
@@ -284,6 +287,43 @@ void make_manifest() {
   write("manifest", "bare-edit", payload);
 }
 
+// --- value logs ------------------------------------------------------------------------------
+
+std::string vlog(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string bytes;
+  vlog::VlogWriter w(std::make_unique<fuzz::StringLogFile>(vlog_file_name(7), &bytes), 7);
+  for (const auto& [k, v] : entries) check(w.add(k, v).status(), "vlog entry");
+  check(w.close(), "vlog close");
+  return bytes;
+}
+
+void make_vlog() {
+  std::string header;
+  FileHeader h;
+  h.kind = FileKind::ValueLog;
+  h.file_number = 7;
+  encode_file_header(h, &header);
+  write("vlog", "header-only", header);
+  write("vlog", "one-entry", vlog({{"key00001", std::string(40, 'v')}}));
+  std::vector<std::pair<std::string, std::string>> several;
+  for (int i = 0; i < 6; ++i) {
+    several.push_back(
+        {key(i), std::string(static_cast<size_t>(i * 37), static_cast<char>('a' + i))});
+  }
+  write("vlog", "several-entries", vlog(several));  // the first value is empty
+  write("vlog", "sector-crossing", vlog({{"k", std::string(700, 'x')}, {"k2", "tail"}}));
+  std::string torn = vlog(several);
+  torn.resize(torn.size() - 9);
+  write("vlog", "torn-tail", torn);
+  std::string zeroed = vlog({{"k", "value"}});
+  zeroed.append(40, '\0');
+  write("vlog", "zero-tail", zeroed);
+  // A bare pointer (the target also decodes the whole input as one).
+  std::string pointer;
+  vlog::encode_value_pointer({7, 64, 1000}, &pointer);
+  write("vlog", "bare-pointer", pointer);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -296,6 +336,7 @@ int main(int argc, char** argv) {
   make_block();
   make_table();
   make_manifest();
+  make_vlog();
   std::printf("make_corpus: wrote %zu files, %zu bytes under %s\n", g_files, g_bytes, argv[1]);
   return 0;
 }
