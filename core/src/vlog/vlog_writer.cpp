@@ -1,8 +1,10 @@
 #include "vlog/vlog_writer.h"
 
+#include <cassert>
 #include <utility>
 
 #include "format/file_header.h"
+#include "format/file_names.h"
 #include "skv/options.h"
 #include "vlog/vlog_format.h"
 
@@ -16,6 +18,7 @@ constexpr size_t kKeepBufferCapacity = size_t{1} << 20;
 
 VlogWriter::VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number)
     : file_(std::move(file)), file_number_(file_number) {
+  assert(file_number_ < kMaxFileNumber);
   if (file_->size() == 0) {
     FileHeader h;
     h.kind = FileKind::ValueLog;
