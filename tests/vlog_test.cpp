@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
@@ -211,6 +212,46 @@ TEST_CASE("the entry encoding is the documented one", "[vlog]") {
   // The checksum covers key_len ‖ value_len ‖ key ‖ value, masked.
   CHECK(crc32c::unmask(decode_fixed32(e.data())) == crc32c::value(e.data() + 4, 10));
   CHECK(decode_fixed32(e.data()) == entry_crc(1, 1, "kv"));
+}
+
+TEST_CASE("the example of docs/vlog.md, byte for byte", "[vlog]") {
+  Db db;
+  auto w = db.writer(12);
+  auto apple = w->add("apple", "red");
+  auto fig = w->add("fig", "");
+  REQUIRE(apple.ok());
+  REQUIRE(fig.ok());
+  CHECK(*apple == ValuePointer{12, 64, 20});
+  CHECK(*fig == ValuePointer{12, 84, 15});
+  auto hex = [](std::string_view b) {
+    std::string out;
+    char buf[4];
+    for (unsigned char c : b) {
+      std::snprintf(buf, sizeof(buf), "%02x", c);
+      out += buf;
+    }
+    return out;
+  };
+  const std::string bytes = db.bytes(vlog_file_name(12));
+  REQUIRE(bytes.size() == 99);
+  CHECK(hex(bytes.substr(0, 16)) == "534b5631010004000c00000000000000");
+  CHECK(bytes.substr(16, 44) == std::string(44, '\0'));
+  CHECK(hex(bytes.substr(60)) ==
+        "025b92c7"  // header crc
+        "25a081e5"
+        "05000000"
+        "03000000"
+        "6170706c65"
+        "726564"  // apple = red
+        "0b9f235c"
+        "03000000"
+        "00000000"
+        "666967");  // fig = ""
+  std::string p1, p2;
+  encode_value_pointer(*apple, &p1);
+  encode_value_pointer(*fig, &p2);
+  CHECK(hex(p1) == "0c4014");
+  CHECK(hex(p2) == "0c540f");
 }
 
 TEST_CASE("a value of the largest size round-trips, one byte more is refused", "[vlog]") {
