@@ -362,6 +362,71 @@ TEST_CASE("a failed append or sync is sticky", "[vlog]") {
   CHECK(bytes->size() == kFileHeaderSize + 14);
 }
 
+TEST_CASE("a failed read is the platform's error and can be retried at the same place", "[vlog]") {
+  auto memory = std::make_shared<MemoryPlatform>();
+  auto fault = std::make_shared<FaultPlatform>(memory);
+  auto storage = open_db(*fault);
+  std::vector<std::string> values;
+  std::vector<ValuePointer> pointers;
+  {
+    auto f = storage->logs().create(kName);
+    REQUIRE(f.ok());
+    VlogWriter w(std::move(*f), kNumber);
+    std::mt19937_64 rng(21);
+    for (int i = 0; i < 6; ++i) {  // several read windows
+      values.push_back(random_bytes(rng, 100000));
+      auto p = w.add("key" + std::to_string(i), values.back());
+      REQUIRE(p.ok());
+      pointers.push_back(*p);
+    }
+  }
+  auto f = storage->logs().open(kName);
+  REQUIRE(f.ok());
+  // Point reads.
+  auto reader = VlogReader::open(storage->logs(), kNumber);
+  REQUIRE(reader.ok());
+  FaultPolicy policy;
+  policy.rules.push_back(FaultRule::nth_call(FaultOp::Read, 1));
+  fault->set_fault_policy(policy);
+  std::string value;
+  Status s = (*reader)->get(pointers[2], "key2", &value);
+  CHECK(s.is_io_error());
+  CHECK(s.message().find(kName) != std::string::npos);
+  REQUIRE((*reader)->get(pointers[2], "key2", &value).ok());
+  CHECK(value == values[2]);
+  // The scan: the first read of every second call fails; a failure loses nothing and the call
+  // after it reads the same entry.
+  VlogScanner scanner(f->get(), kNumber);
+  std::vector<VlogEntry> got;
+  int failures = 0;
+  for (int calls = 0; calls < 100; ++calls) {
+    if (calls % 2 == 0) {
+      policy.rules.assign(1, FaultRule::nth_call(FaultOp::Read, 1));
+      fault->set_fault_policy(policy);
+    } else {
+      fault->clear_faults();
+    }
+    VlogEntry e;
+    Result<bool> r = scanner.next(&e);
+    if (!r.ok()) {
+      CHECK(r.status().is_io_error());
+      ++failures;
+      continue;
+    }
+    if (!*r) break;
+    got.push_back(std::move(e));
+  }
+  fault->clear_faults();
+  CHECK(failures > 0);
+  CHECK_FALSE(scanner.torn_tail());
+  REQUIRE(got.size() == values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    CHECK(got[i].pointer == pointers[i]);
+    CHECK(got[i].key == "key" + std::to_string(i));
+    CHECK(got[i].value == values[i]);
+  }
+}
+
 TEST_CASE("the header goes out with the first entry, an empty file is a torn tail at 0", "[vlog]") {
   Db db;
   auto w = db.writer();
