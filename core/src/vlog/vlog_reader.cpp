@@ -68,6 +68,17 @@ Status VlogReader::corruption(uint64_t offset, const std::string& what) const {
                             std::to_string(offset) + ": " + what);
 }
 
+Status VlogReader::check_lengths(const ValuePointer& p, uint32_t key_len,
+                                 uint32_t value_len) const {
+  if (key_len > kMaxKeySize || value_len > kMaxValueSize ||
+      entry_size(key_len, value_len) != p.size) {
+    return corruption(p.offset, "entry lengths (key " + std::to_string(key_len) + ", value " +
+                                    std::to_string(value_len) + ") do not match the pointer's " +
+                                    std::to_string(p.size) + " bytes");
+  }
+  return Status();
+}
+
 Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string* value) const {
   if (p.file_number != file_number_) {
     return Status::invalid_argument(file_->name() + ": pointer names value log " +
@@ -84,12 +95,21 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
                                     " is too small for a key of " + std::to_string(key.size()) +
                                     " bytes");
   }
-  // Bounded by the file before anything is allocated.
+  // Nothing is allocated for an entry the file cannot hold. The size this handle knows may lag
+  // appends made through another handle (a POSIX handle keeps its own), so an entry past it is
+  // not refused at once: its header is read first, and must be there and agree with the pointer.
   const uint64_t file_size = file_->size();
   if (p.offset > file_size || p.size > file_size - p.offset) {
-    return corruption(p.offset, "entry of " + std::to_string(p.size) +
-                                    " bytes runs past the end of the file (" +
-                                    std::to_string(file_size) + " bytes)");
+    char scratch[kEntryHeaderSize];
+    std::string_view h;
+    SKV_RETURN_IF_ERROR(file_->read_at(p.offset, kEntryHeaderSize, scratch, &h));
+    if (h.size() != kEntryHeaderSize) {
+      return corruption(p.offset, "entry of " + std::to_string(p.size) +
+                                      " bytes runs past the end of the file (" +
+                                      std::to_string(file_size) + " bytes)");
+    }
+    SKV_RETURN_IF_ERROR(
+        check_lengths(p, decode_fixed32(h.data() + 4), decode_fixed32(h.data() + 8)));
   }
   const auto size = static_cast<size_t>(p.size);
   value->resize(size);
@@ -103,12 +123,7 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
   const uint32_t masked_crc = decode_fixed32(got.data());
   const uint32_t key_len = decode_fixed32(got.data() + 4);
   const uint32_t value_len = decode_fixed32(got.data() + 8);
-  if (key_len > kMaxKeySize || value_len > kMaxValueSize ||
-      entry_size(key_len, value_len) != p.size) {
-    return corruption(p.offset, "entry lengths (key " + std::to_string(key_len) + ", value " +
-                                    std::to_string(value_len) + ") do not match the pointer's " +
-                                    std::to_string(p.size) + " bytes");
-  }
+  SKV_RETURN_IF_ERROR(check_lengths(p, key_len, value_len));
   if (entry_crc(key_len, value_len, got.substr(kEntryHeaderSize)) != masked_crc) {
     return corruption(p.offset, "checksum mismatch");
   }

@@ -40,7 +40,9 @@ class VlogReader {
   ~VlogReader();
 
   // Reads the entry `p` points at, which must hold `key`, and sets *value to its value. One
-  // positional read of p.size bytes, after checking that they lie inside the file.
+  // positional read of p.size bytes when they lie inside the size this handle knows; otherwise
+  // (the file may have grown through another handle) the entry's header is read first and must
+  // agree with p before p.size bytes are allocated.
   // InvalidArgument if p names another file or `key` is empty or too long; Corruption (naming the
   // file and p.offset) if p is out of range (check_value_pointer) or runs past the end of the
   // file, the entry's lengths do not add up to p.size, its checksum fails, or it holds another
@@ -54,6 +56,8 @@ class VlogReader {
   VlogReader(std::unique_ptr<LogFile> file, uint64_t file_number);
 
   Status corruption(uint64_t offset, const std::string& what) const;
+  // Corruption unless an entry with these stored lengths has the pointer's size.
+  Status check_lengths(const ValuePointer& p, uint32_t key_len, uint32_t value_len) const;
 
   std::unique_ptr<LogFile> file_;
   const uint64_t file_number_;
