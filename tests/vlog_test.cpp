@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -502,6 +503,35 @@ TEST_CASE("a cut at every byte of the last entry, or of the header, is a torn ta
     REQUIRE(s.status.ok());
     CHECK_FALSE(s.torn);
     CHECK(s.entries.size() == i);
+  }
+}
+
+TEST_CASE("cutting a torn tail to valid_end and appending gives a clean log", "[vlog]") {
+  Db db;
+  Written w = write_entries(db, {{5, 40}, {9, 300}}, 15);
+  const std::string full = db.bytes();
+  for (uint64_t cut : {uint64_t{0}, uint64_t{30}, w.pointers[1].offset + 7, full.size() - 1}) {
+    INFO("cut at " << cut);
+    db.put(full.substr(0, cut));
+    Scan torn = scan(db);
+    REQUIRE(torn.status.ok());
+    REQUIRE(torn.torn);
+    auto f = db.storage->logs().open(kName);
+    REQUIRE(f.ok());
+    REQUIRE((*f)->truncate(torn.valid_end).ok());
+    VlogWriter writer(std::move(*f), kNumber);
+    auto p = writer.add("new", "entry");
+    REQUIRE(p.ok());
+    CHECK(p->offset == std::max<uint64_t>(torn.valid_end, kFileHeaderSize));
+    Scan clean = scan(db);
+    REQUIRE(clean.status.ok());
+    CHECK_FALSE(clean.torn);
+    REQUIRE(clean.entries.size() == torn.entries.size() + 1);
+    CHECK(clean.entries.back().key == "new");
+    CHECK(clean.entries.back().value == "entry");
+    std::string value;
+    REQUIRE(db.reader()->get(*p, "new", &value).ok());
+    CHECK(value == "entry");
   }
 }
 
