@@ -8,12 +8,13 @@
 // Properties: nothing crashes, errors are Corruption, iterators pass iterator_checks.h. When the
 // table is well formed as far as a checksum cannot tell (an independent walk of the index and
 // data blocks finds every data block with well-formed keys in strictly ascending order, each
-// separator >= its block's last key and < the next block's first key, and the entry count of the
-// properties), seeks must be exact and get() must return, for a key and snapshot, exactly the
-// newest entry of that key at or below the snapshot in the forward walk. Whatever the shape, a
-// get() that finds something after a complete forward walk returns an entry of that walk: never
-// invented data. (Tables with a block whose restart lies inside an entry, the known issue in
-// fuzz_support.h, get these comparisons only with SKV_FUZZ_STRICT=1.)
+// separator >= its block's last key and < the next block's first key, the entry count of the
+// properties, and every block within the sizes the properties allow), seeks must be exact and get()
+// must return, for a key and snapshot, exactly the newest entry of that key at or below the
+// snapshot in the forward walk. Whatever the shape, a get() that finds something after a complete
+// forward walk returns an entry of that walk: never invented data. (Tables with a block whose
+// restart lies inside an entry, the known issue in fuzz_support.h, get these comparisons only with
+// SKV_FUZZ_STRICT=1.)
 
 #include <algorithm>
 #include <cstddef>
@@ -28,6 +29,7 @@
 #include "fuzz_support.h"
 #include "iterator_checks.h"
 #include "sstable/table.h"
+#include "sstable/table_properties.h"
 
 using namespace skv;
 
@@ -46,15 +48,18 @@ struct Shape {
 };
 
 // An independent reading of the table's structure: footer, index, data blocks, through the
-// block-level code only.
-Shape inspect(const std::string& bytes, uint64_t num_entries) {
+// block-level code only. A block larger than its table's properties allow (table_block_limits)
+// makes the table malformed: the reader refuses it as corrupt.
+Shape inspect(const std::string& bytes, const TableProperties& props) {
+  const uint64_t num_entries = props.num_entries;
+  const TableBlockLimits limits = table_block_limits(props);
   Shape shape;
   if (bytes.size() < kFileHeaderSize + kTableFooterSize) return shape;
   fuzz::StringObjectReader file("oracle", bytes);
   TableFooter f;
   std::string_view footer(bytes.data() + bytes.size() - kTableFooterSize, kTableFooterSize);
   if (!decode_table_footer(footer, "oracle", 0, &f).ok()) return shape;
-  Result<BlockContents> index_data = read_block(file, f.index);
+  Result<BlockContents> index_data = read_block(file, f.index, limits.index);
   if (!index_data.ok()) return shape;
   shape.misframed = fuzz::restarts_misframed(index_data->view());
   Result<std::shared_ptr<const Block>> index = Block::create(std::move(*index_data), "oracle", 0);
@@ -70,7 +75,7 @@ Shape inspect(const std::string& bytes, uint64_t num_entries) {
     std::string_view v = ii.value();
     BlockHandle h;
     Result<BlockContents> data = Status::corruption("bad handle");
-    if (decode_block_handle(&v, &h) && v.empty()) data = read_block(file, h);
+    if (decode_block_handle(&v, &h) && v.empty()) data = read_block(file, h, limits.data);
     if (!data.ok()) {
       good = false;
       continue;
@@ -161,7 +166,7 @@ void check_table(std::string bytes, bool fixed) {
   }
   const Table& table = **opened;
   SKV_FUZZ_CHECK(table.properties().num_entries > 0, "a table has entries");
-  const Shape shape = inspect(bytes, table.properties().num_entries);
+  const Shape shape = inspect(bytes, table.properties());
   const bool trusted = fuzz::strict_mode() || !shape.misframed;
   const bool shaped = shape.well_formed && trusted;
 
