@@ -13,37 +13,14 @@ namespace skv::vlog {
 
 namespace {
 
-// Entries are read through a window of this many bytes, so a file of small entries costs one
-// platform read per window, not one per entry.
-constexpr size_t kReadChunk = size_t{256} << 10;
-
 // The most body bytes checksummed while looking for an intact entry after a damaged one, beyond
 // four times the scanned range. When it runs out, the damage is taken for a torn tail.
 constexpr uint64_t kScanBudgetBase = uint64_t{64} << 20;
 
-bool all_zero(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
-}
-
-// Whether `prefix` (shorter than a header, its trailing zero bytes removed) could be the start
-// of a value log header that a crash cut short: magic (bytes 0..3), kind (6) and flags (7) as
-// the writer writes them. The version (4, 5) is checked once the header is whole.
-bool plausible_header_prefix(std::string_view prefix) {
-  std::string expected;
-  FileHeader h;
-  h.kind = FileKind::ValueLog;
-  encode_file_header(h, &expected);
-  for (size_t i = 0; i < prefix.size() && i < 8; ++i) {
-    if (i == 4 || i == 5) continue;
-    if (prefix[i] != expected[i]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 VlogScanner::VlogScanner(const LogFile* file, uint64_t file_number)
-    : file_(file), file_number_(file_number) {}
+    : file_(file), file_number_(file_number), in_(file) {}
 
 Status VlogScanner::corruption(uint64_t offset, const std::string& what) const {
   return Status::corruption(file_->name() + ": corrupt value log entry at offset " +
@@ -54,46 +31,6 @@ bool VlogScanner::end_with_torn_tail() {
   at_end_ = true;
   torn_tail_ = true;
   return false;
-}
-
-// REQUIRES: offset + n <= file_size_ and n <= kReadChunk.
-Result<std::string_view> VlogScanner::fetch(uint64_t offset, size_t n) {
-  if (offset >= window_offset_ && offset + n <= window_offset_ + window_.size()) {
-    return window_.substr(static_cast<size_t>(offset - window_offset_), n);
-  }
-  if (buffer_.size() < kReadChunk) buffer_.resize(kReadChunk);
-  const auto want = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
-  std::string_view got;
-  window_ = {};
-  SKV_RETURN_IF_ERROR(file_->read_at(offset, want, buffer_.data(), &got));
-  if (got.size() < n) {
-    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
-  }
-  window_ = got;
-  window_offset_ = offset;
-  return window_.substr(0, n);
-}
-
-// REQUIRES: offset + n <= file_size_.
-Status VlogScanner::read_exact(uint64_t offset, size_t n, std::string* out) {
-  out->resize(n);
-  std::string_view got;
-  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
-  if (got.size() != n) {
-    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
-  }
-  if (got.data() != out->data()) std::memcpy(out->data(), got.data(), n);
-  return Status();
-}
-
-Result<bool> VlogScanner::zero_from(uint64_t offset) {
-  while (offset < file_size_) {
-    const auto n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
-    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(offset, n));
-    if (!all_zero(chunk)) return false;
-    offset += n;
-  }
-  return true;
 }
 
 // Whether the entry at `offset` with these lengths (known to fit in the file) carries a correct
@@ -109,15 +46,8 @@ Result<bool> VlogScanner::entry_checks_out(uint64_t offset, uint32_t key_len, ui
   char lengths[8];
   encode_fixed32(lengths, key_len);
   encode_fixed32(lengths + 4, value_len);
-  uint32_t crc = crc32c::value(lengths, sizeof(lengths));
-  uint64_t p = offset + kEntryHeaderSize;
-  const uint64_t end = p + body_len;
-  while (p < end) {
-    const auto n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, end - p));
-    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(p, n));
-    crc = crc32c::extend(crc, chunk.data(), chunk.size());
-    p += n;
-  }
+  SKV_ASSIGN_OR_RETURN(uint32_t crc, in_.extend_crc(crc32c::value(lengths, sizeof(lengths)),
+                                                    offset + kEntryHeaderSize, body_len));
   return crc32c::mask(crc) == masked_crc;
 }
 
@@ -128,7 +58,7 @@ Result<bool> VlogScanner::intact_entry_after(uint64_t begin, uint64_t end) {
   if (end <= begin) return false;
   uint64_t budget = kScanBudgetBase + 4 * (end - begin);
   for (uint64_t q = begin; end - q >= kMinEntrySize; ++q) {
-    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(q, kEntryHeaderSize));
+    SKV_ASSIGN_OR_RETURN(std::string_view h, in_.fetch(q, kEntryHeaderSize));
     const uint32_t key_len = decode_fixed32(h.data() + 4);
     const uint32_t value_len = decode_fixed32(h.data() + 8);
     if (key_len == 0 || key_len > kMaxKeySize || value_len > kMaxValueSize) continue;
@@ -145,7 +75,7 @@ Result<bool> VlogScanner::intact_entry_after(uint64_t begin, uint64_t end) {
 // whole entry under one damaged length field (the checksum covers both lengths, so it tells).
 Result<bool> VlogScanner::lengths_damaged(uint32_t masked_crc, uint32_t key_len,
                                           uint32_t value_len) {
-  const uint64_t rest = file_size_ - pos_ - kEntryHeaderSize;
+  const uint64_t rest = in_.file_size() - pos_ - kEntryHeaderSize;
   if (rest == 0 || rest > uint64_t{kMaxKeySize} + kMaxValueSize) return false;
   struct Lengths {
     uint64_t key;
@@ -161,7 +91,7 @@ Result<bool> VlogScanner::lengths_damaged(uint32_t masked_crc, uint32_t key_len,
   }
   if (n == 0) return false;
   std::string body;
-  SKV_RETURN_IF_ERROR(read_exact(pos_ + kEntryHeaderSize, static_cast<size_t>(rest), &body));
+  SKV_RETURN_IF_ERROR(in_.read_exact(pos_ + kEntryHeaderSize, static_cast<size_t>(rest), &body));
   for (size_t i = 0; i < n; ++i) {
     if (entry_crc(static_cast<uint32_t>(candidates[i].key),
                   static_cast<uint32_t>(candidates[i].value), body) == masked_crc) {
@@ -190,25 +120,13 @@ Status VlogScanner::read_header(FileHeader* header) {
     if (pos_ >= kFileHeaderSize) *header = header_;
     return Status();
   }
-  file_size_ = file_->size();
-  window_ = {};
-  window_offset_ = 0;
-  const auto have = static_cast<size_t>(std::min<uint64_t>(file_size_, kFileHeaderSize));
-  std::string_view bytes;
-  if (have > 0) {
-    SKV_ASSIGN_OR_RETURN(bytes, fetch(0, have));
-  }
+  in_.reset();
+  SKV_ASSIGN_OR_RETURN(std::string_view bytes, in_.header_bytes());
   Status s = check_header(bytes);
   if (!s.ok()) {
-    // A header a crash cut short: a plausible prefix followed only by zero bytes (or nothing).
     bool torn = false;
     if (s.is_corruption()) {
-      size_t nonzero = bytes.size();
-      while (nonzero > 0 && bytes[nonzero - 1] == 0) --nonzero;
-      torn = nonzero < kFileHeaderSize && plausible_header_prefix(bytes.substr(0, nonzero));
-      if (torn) {
-        SKV_ASSIGN_OR_RETURN(torn, zero_from(have));
-      }
+      SKV_ASSIGN_OR_RETURN(torn, in_.header_torn(bytes, FileKind::ValueLog));
     }
     header_checked_ = true;
     if (!torn) {
@@ -234,7 +152,7 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
   }
   if (!header_status_.ok()) return header_status_;
   if (at_end_) return false;
-  const uint64_t remaining = file_size_ - pos_;
+  const uint64_t remaining = in_.file_size() - pos_;
   if (remaining == 0) {
     at_end_ = true;
     return false;
@@ -243,7 +161,7 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
 
   char header[kEntryHeaderSize];
   {
-    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(pos_, kEntryHeaderSize));
+    SKV_ASSIGN_OR_RETURN(std::string_view h, in_.fetch(pos_, kEntryHeaderSize));
     std::memcpy(header, h.data(), kEntryHeaderSize);
   }
   const uint32_t masked_crc = decode_fixed32(header);
@@ -251,7 +169,7 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
   const uint32_t value_len = decode_fixed32(header + 8);
 
   if (key_len == 0) {
-    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(pos_ + 4));
+    SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(pos_ + 4));
     if (zeros) return end_with_torn_tail();
     return corruption(pos_, "zero key length");
   }
@@ -269,7 +187,7 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
                                   std::to_string(value_len) +
                                   ") are damaged: the entry ends at the end of the file");
     }
-    SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, file_size_));
+    SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, in_.file_size()));
     if (!intact) return end_with_torn_tail();
     return corruption(pos_, "entry of " + std::to_string(size) +
                                 " bytes runs past the end of the file, but intact entries follow");
@@ -279,11 +197,11 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
   const uint64_t body_offset = pos_ + kEntryHeaderSize;
   const auto body_len = static_cast<size_t>(size - kEntryHeaderSize);
   std::string& body = entry->value;
-  if (body_len <= kReadChunk - kEntryHeaderSize) {
-    SKV_ASSIGN_OR_RETURN(std::string_view b, fetch(body_offset, body_len));
+  if (body_len <= LogWindow::kChunk - kEntryHeaderSize) {
+    SKV_ASSIGN_OR_RETURN(std::string_view b, in_.fetch(body_offset, body_len));
     body.assign(b.data(), b.size());
   } else {
-    SKV_RETURN_IF_ERROR(read_exact(body_offset, body_len, &body));
+    SKV_RETURN_IF_ERROR(in_.read_exact(body_offset, body_len, &body));
   }
   const uint64_t entry_end = pos_ + size;
   if (entry_crc(key_len, value_len, body) != masked_crc) {
@@ -302,9 +220,9 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
     body.clear();
     entry->key.clear();
     if (aligned < entry_end) {
-      SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(entry_end));
+      SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(entry_end));
       if (zeros) {
-        SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, file_size_));
+        SKV_ASSIGN_OR_RETURN(bool intact, intact_entry_after(pos_ + 1, in_.file_size()));
         if (!intact) return end_with_torn_tail();
       }
     }

@@ -15,6 +15,7 @@
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "skv/status.h"
+#include "util/log_window.h"
 #include "vlog/value_pointer.h"
 
 namespace skv::vlog {
@@ -67,18 +68,9 @@ class VlogScanner {
   bool at_end_ = false;
   uint64_t pos_ = 0;
   uint64_t valid_end_ = 0;
-  uint64_t file_size_ = 0;
   FileHeader header_;
+  LogWindow in_;
 
-  // A window of the file in memory: [window_offset_, window_offset_ + window_.size()), viewing
-  // buffer_ or memory owned by the file.
-  std::string buffer_;
-  std::string_view window_;
-  uint64_t window_offset_ = 0;
-
-  Result<std::string_view> fetch(uint64_t offset, size_t n);
-  Status read_exact(uint64_t offset, size_t n, std::string* out);
-  Result<bool> zero_from(uint64_t offset);
   Result<bool> entry_checks_out(uint64_t offset, uint32_t key_len, uint32_t value_len,
                                 uint32_t masked_crc, uint64_t* budget);
   Result<bool> intact_entry_after(uint64_t begin, uint64_t end);

@@ -12,33 +12,10 @@ namespace skv::log {
 
 namespace {
 
-// Records are read through a window of this many bytes, so a file of small records costs one
-// platform read per window, not one per record.
-constexpr size_t kReadChunk = size_t{256} << 10;
-
 // The most payload bytes checksummed while looking for an intact record behind a damaged header
 // (beyond a multiple of the scanned range). Bounds the scan on adversarial tails; when it runs
 // out the damaged record is taken for what it looks like first, a torn tail.
 constexpr uint64_t kScanBudgetBase = uint64_t{64} << 20;
-
-bool all_zero(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
-}
-
-// Whether `prefix` (shorter than a header, with its trailing zero bytes removed) could be the
-// beginning of a header of kind `kind` that a crash cut short.
-bool plausible_header_prefix(std::string_view prefix, FileKind kind) {
-  std::string expected;
-  FileHeader h;
-  h.kind = kind;
-  encode_file_header(h, &expected);
-  // magic (0..3), kind (6) and flags (7) are fixed; the version is checked once complete.
-  for (size_t i = 0; i < prefix.size() && i < 8; ++i) {
-    if (i == 4 || i == 5) continue;
-    if (prefix[i] != expected[i]) return false;
-  }
-  return true;
-}
 
 uint32_t record_crc(uint32_t length, std::string_view payload) {
   char len_buf[4];
@@ -48,7 +25,8 @@ uint32_t record_crc(uint32_t length, std::string_view payload) {
 
 }  // namespace
 
-Reader::Reader(const LogFile* file, FileKind expected_kind) : file_(file), kind_(expected_kind) {}
+Reader::Reader(const LogFile* file, FileKind expected_kind)
+    : file_(file), kind_(expected_kind), in_(file) {}
 
 Status Reader::corruption(uint64_t offset, const std::string& what) const {
   return Status::corruption(file_->name() + ": corrupt log record at offset " +
@@ -59,45 +37,6 @@ bool Reader::end_with_torn_tail() {
   at_end_ = true;
   torn_tail_ = true;
   return false;
-}
-
-// REQUIRES: offset + n <= file_size_ and n <= kReadChunk.
-Result<std::string_view> Reader::fetch(uint64_t offset, size_t n) {
-  if (offset >= window_offset_ && offset + n <= window_offset_ + window_.size()) {
-    return window_.substr(static_cast<size_t>(offset - window_offset_), n);
-  }
-  if (buffer_.size() < kReadChunk) buffer_.resize(kReadChunk);
-  size_t want = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
-  std::string_view got;
-  window_ = {};
-  SKV_RETURN_IF_ERROR(file_->read_at(offset, want, buffer_.data(), &got));
-  if (got.size() < n) {
-    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
-  }
-  window_ = got;
-  window_offset_ = offset;
-  return window_.substr(0, n);
-}
-
-Status Reader::read_exact(uint64_t offset, size_t n, std::string* out) {
-  out->resize(n);
-  std::string_view got;
-  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
-  if (got.size() != n) {
-    return Status::io_error(file_->name() + ": short read at offset " + std::to_string(offset));
-  }
-  if (got.data() != out->data()) std::memcpy(out->data(), got.data(), n);
-  return Status();
-}
-
-Result<bool> Reader::zero_from(uint64_t offset) {
-  while (offset < file_size_) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, file_size_ - offset));
-    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(offset, n));
-    if (!all_zero(chunk)) return false;
-    offset += n;
-  }
-  return true;
 }
 
 // Whether a record of `length` (already known to fit in the file) at `offset` carries a correct
@@ -111,15 +50,8 @@ Result<bool> Reader::record_checks_out(uint64_t offset, uint32_t length, uint32_
   *budget -= length;
   char len_buf[4];
   encode_fixed32(len_buf, length);
-  uint32_t crc = crc32c::value(len_buf, 4);
-  uint64_t p = offset + kRecordHeaderSize;
-  const uint64_t end = p + length;
-  while (p < end) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(kReadChunk, end - p));
-    SKV_ASSIGN_OR_RETURN(std::string_view chunk, fetch(p, n));
-    crc = crc32c::extend(crc, chunk.data(), chunk.size());
-    p += n;
-  }
+  SKV_ASSIGN_OR_RETURN(
+      uint32_t crc, in_.extend_crc(crc32c::value(len_buf, 4), offset + kRecordHeaderSize, length));
   return crc == crc32c::unmask(masked_crc);
 }
 
@@ -130,7 +62,7 @@ Result<bool> Reader::intact_record_after(uint64_t begin, uint64_t end) {
   if (end <= begin) return false;
   uint64_t budget = kScanBudgetBase + 4 * (end - begin);
   for (uint64_t q = begin; q + kRecordHeaderSize < end; ++q) {
-    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(q, kRecordHeaderSize));
+    SKV_ASSIGN_OR_RETURN(std::string_view h, in_.fetch(q, kRecordHeaderSize));
     const uint32_t length = decode_fixed32(h.data() + 4);
     if (length == 0 || length > kMaxRecordSize) continue;
     if (length > end - q - kRecordHeaderSize) continue;
@@ -147,24 +79,11 @@ Status Reader::read_header(FileHeader* header) {
     if (pos_ >= kFileHeaderSize) *header = header_;
     return Status();
   }
-  file_size_ = file_->size();
-  window_ = {};
-  window_offset_ = 0;
-  const size_t have = static_cast<size_t>(std::min<uint64_t>(file_size_, kFileHeaderSize));
-  std::string_view bytes;
-  if (have > 0) {
-    SKV_ASSIGN_OR_RETURN(bytes, fetch(0, have));
-  }
+  in_.reset();
+  SKV_ASSIGN_OR_RETURN(std::string_view bytes, in_.header_bytes());
   Result<FileHeader> decoded = decode_file_header(bytes, kind_, file_->name());
   if (!decoded.ok()) {
-    // A header a crash cut short: a plausible prefix followed only by zero bytes (or nothing).
-    size_t nonzero = bytes.size();
-    while (nonzero > 0 && bytes[nonzero - 1] == 0) --nonzero;
-    bool torn =
-        nonzero < kFileHeaderSize && plausible_header_prefix(bytes.substr(0, nonzero), kind_);
-    if (torn) {
-      SKV_ASSIGN_OR_RETURN(torn, zero_from(have));
-    }
+    SKV_ASSIGN_OR_RETURN(bool torn, in_.header_torn(bytes, kind_));
     if (!torn) return decoded.status();
     header_checked_ = true;
     pos_ = 0;
@@ -186,7 +105,7 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     SKV_RETURN_IF_ERROR(read_header(&ignored));
   }
   if (at_end_) return false;
-  const uint64_t remaining = file_size_ - pos_;
+  const uint64_t remaining = in_.file_size() - pos_;
   if (remaining == 0) {
     at_end_ = true;
     return false;
@@ -195,7 +114,7 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
 
   char header[kRecordHeaderSize];
   {
-    SKV_ASSIGN_OR_RETURN(std::string_view h, fetch(pos_, kRecordHeaderSize));
+    SKV_ASSIGN_OR_RETURN(std::string_view h, in_.fetch(pos_, kRecordHeaderSize));
     std::memcpy(header, h.data(), kRecordHeaderSize);
   }
   const uint32_t masked_crc = decode_fixed32(header);
@@ -203,7 +122,7 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
   const uint64_t payload_offset = pos_ + kRecordHeaderSize;
 
   if (length == 0) {
-    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(payload_offset));
+    SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(payload_offset));
     if (zeros) return end_with_torn_tail();
     return corruption(pos_, "zero record length");
   }
@@ -217,23 +136,23 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     const uint64_t rest = remaining - kRecordHeaderSize;
     if (rest > 0 && rest <= kMaxRecordSize) {
       std::string tail;
-      SKV_RETURN_IF_ERROR(read_exact(payload_offset, static_cast<size_t>(rest), &tail));
+      SKV_RETURN_IF_ERROR(in_.read_exact(payload_offset, static_cast<size_t>(rest), &tail));
       if (record_crc(static_cast<uint32_t>(rest), tail) == crc32c::unmask(masked_crc)) {
         return corruption(pos_, "record length " + std::to_string(length) +
                                     " is damaged: the record ends at the end of the file");
       }
     }
-    SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
+    SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, in_.file_size()));
     if (!intact) return end_with_torn_tail();
     return corruption(pos_, "record length " + std::to_string(length) +
                                 " runs past the end of the file, but intact records follow");
   }
 
-  if (length <= kReadChunk - kRecordHeaderSize) {
-    SKV_ASSIGN_OR_RETURN(std::string_view payload, fetch(payload_offset, length));
+  if (length <= LogWindow::kChunk - kRecordHeaderSize) {
+    SKV_ASSIGN_OR_RETURN(std::string_view payload, in_.fetch(payload_offset, length));
     record->assign(payload.data(), payload.size());
   } else {
-    SKV_RETURN_IF_ERROR(read_exact(payload_offset, length, record));
+    SKV_RETURN_IF_ERROR(in_.read_exact(payload_offset, length, record));
   }
   const uint64_t record_end = payload_offset + length;
   if (record_crc(length, *record) != crc32c::unmask(masked_crc)) {
@@ -245,9 +164,9 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     const uint64_t zero_start = payload_offset + last_nonzero;
     const uint64_t aligned = (zero_start + kSectorSize - 1) / kSectorSize * kSectorSize;
     record->clear();
-    SKV_ASSIGN_OR_RETURN(bool zeros, zero_from(record_end));
+    SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(record_end));
     if (zeros && aligned < record_end) {
-      SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, file_size_));
+      SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, in_.file_size()));
       if (!intact) return end_with_torn_tail();
     }
     return corruption(pos_, "checksum mismatch");

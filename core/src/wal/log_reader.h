@@ -12,6 +12,7 @@
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "skv/status.h"
+#include "util/log_window.h"
 
 namespace skv::log {
 
@@ -58,19 +59,10 @@ class Reader {
   bool torn_tail_ = false;
   uint64_t pos_ = 0;
   uint64_t valid_end_ = 0;
-  uint64_t file_size_ = 0;
   bool at_end_ = false;  // read_record returned false; it keeps doing so
   FileHeader header_;
+  LogWindow in_;
 
-  // A window of the file kept in memory: [window_offset_, window_offset_ + window_.size()).
-  // window_ views into buffer_ or into memory owned by the file.
-  std::string buffer_;
-  std::string_view window_;
-  uint64_t window_offset_ = 0;
-
-  Result<std::string_view> fetch(uint64_t offset, size_t n);
-  Status read_exact(uint64_t offset, size_t n, std::string* out);
-  Result<bool> zero_from(uint64_t offset);
   Result<bool> intact_record_after(uint64_t begin, uint64_t end);
   Result<bool> record_checks_out(uint64_t offset, uint32_t length, uint32_t masked_crc,
                                  uint64_t* budget);
