@@ -25,6 +25,8 @@ struct FakeFileState {
   int appends = 0;
   int reads = 0;
   bool fail_appends = false;
+  bool fail_syncs = false;
+  int syncs = 0;
   bool serve_views = false;  // read_at returns views into `data` instead of filling scratch
 };
 
@@ -45,7 +47,11 @@ class FakeLogFile final : public LogFile {
     state_->data.append(data);
     return Status();
   }
-  Status sync() override { return Status(); }
+  Status sync() override {
+    if (state_->fail_syncs) return Status::io_error(name_ + ": injected sync failure");
+    ++state_->syncs;
+    return Status();
+  }
   uint64_t size() const override { return state_->data.size(); }
   Status read_at(uint64_t offset, size_t n, char* scratch,
                  std::string_view* result) const override {
@@ -252,6 +258,24 @@ TEST_CASE("a failed append makes the writer fail every later call", "[wal]") {
   REQUIRE(r.status.ok());
   CHECK(r.records == std::vector<std::string>{"good"});
   CHECK(r.torn);
+}
+
+TEST_CASE("a failed sync makes the writer fail every later call without touching the file",
+          "[wal]") {
+  auto st = std::make_shared<FakeFileState>();
+  auto w = new_writer(st);
+  REQUIRE(w->add_record("good").ok());
+  st->fail_syncs = true;
+  CHECK(w->sync().is_io_error());
+  st->fail_syncs = false;
+  const std::string before = st->data;
+  // The platform may have dropped the unsynced bytes: nothing more goes to this file, and the
+  // sync is never retried.
+  CHECK(w->sync().is_io_error());
+  CHECK(w->add_record("after").is_io_error());
+  CHECK(w->add_records({"a", "b"}).is_io_error());
+  CHECK(st->data == before);
+  CHECK(st->syncs == 0);
 }
 
 TEST_CASE("a cut at every byte of the last record or group is a torn tail", "[wal]") {

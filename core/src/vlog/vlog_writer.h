@@ -14,6 +14,7 @@
 
 #include "skv/platform.h"
 #include "skv/status.h"
+#include "util/log_appender.h"
 #include "vlog/value_pointer.h"
 
 namespace skv::vlog {
@@ -42,20 +43,17 @@ class VlogWriter {
   Status sync();
 
   // The file's size: the end of the last entry (0 before the first one).
-  uint64_t size() const;
+  uint64_t size() const { return out_.size(); }
   uint64_t file_number() const { return file_number_; }
-  const std::string& name() const;
+  const std::string& name() const { return out_.name(); }
   // The sticky error, or OK.
-  const Status& status() const { return error_; }
+  const Status& status() const { return out_.status(); }
   // LogFile::close(). The writer must not be used afterwards.
-  Status close();
+  Status close() { return out_.close(); }
 
  private:
-  std::unique_ptr<LogFile> file_;
+  LogAppender out_;
   const uint64_t file_number_;
-  std::string pending_header_;  // the file header, until the first append succeeds
-  std::string buf_;
-  Status error_;  // sticky: the first failed append or sync
 };
 
 }  // namespace skv::vlog

@@ -14,6 +14,7 @@
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "skv/status.h"
+#include "util/log_appender.h"
 
 namespace skv::log {
 
@@ -33,21 +34,17 @@ class Writer {
   // Appends several records with a single LogFile::append (group commit). InvalidArgument, with
   // nothing written, if any payload is empty or too large. An empty list writes nothing.
   Status add_records(const std::vector<std::string_view>& payloads);
-  // LogFile::sync().
+  // LogFile::sync(). A failed sync is sticky like a failed append.
   Status sync();
   uint64_t size() const;
   const std::string& name() const;
   Status close();
 
  private:
-  std::unique_ptr<LogFile> file_;
-  std::string pending_header_;
-  std::string buf_;
-  Status error_;  // sticky: the first failed append
+  LogAppender out_;
 
   static Status check_payload(std::string_view payload);
-  void append_framed(std::string_view payload);
-  Status write_buffer();
+  static void append_framed(std::string_view payload, std::string* buf);
 };
 
 }  // namespace skv::log

@@ -1,0 +1,55 @@
+#include "util/log_appender.h"
+
+#include <utility>
+
+namespace skv {
+
+namespace {
+// The reused buffer is released after a write bigger than this, so one large record does not
+// pin its memory for the life of the file.
+constexpr size_t kKeepBufferCapacity = size_t{1} << 20;
+}  // namespace
+
+LogAppender::LogAppender(std::unique_ptr<LogFile> file, const FileHeader& header)
+    : file_(std::move(file)) {
+  if (file_->size() == 0) encode_file_header(header, &pending_header_);
+}
+
+LogAppender::~LogAppender() {
+  if (file_ != nullptr) {
+    Status s = file_->close();
+    (void)s;
+  }
+}
+
+std::string* LogAppender::start(size_t bytes) {
+  buf_.clear();
+  buf_.reserve(pending_header_.size() + bytes);
+  buf_.append(pending_header_);
+  return &buf_;
+}
+
+Status LogAppender::append() {
+  if (!error_.ok()) return error_;
+  Status s = file_->append(buf_);
+  if (buf_.capacity() > kKeepBufferCapacity) {
+    std::string().swap(buf_);
+  } else {
+    buf_.clear();
+  }
+  if (!s.ok()) {
+    error_ = s;
+    return s;
+  }
+  pending_header_.clear();
+  return Status();
+}
+
+Status LogAppender::sync() {
+  if (!error_.ok()) return error_;
+  Status s = file_->sync();
+  if (!s.ok()) error_ = s;
+  return s;
+}
+
+}  // namespace skv
