@@ -510,7 +510,8 @@ TEST_CASE("cutting a torn tail to valid_end and appending gives a clean log", "[
   Db db;
   Written w = write_entries(db, {{5, 40}, {9, 300}}, 15);
   const std::string full = db.bytes();
-  for (uint64_t cut : {uint64_t{0}, uint64_t{30}, w.pointers[1].offset + 7, full.size() - 1}) {
+  for (uint64_t cut :
+       {uint64_t{0}, uint64_t{30}, w.pointers[1].offset + 7, uint64_t{full.size() - 1}}) {
     INFO("cut at " << cut);
     db.put(full.substr(0, cut));
     Scan torn = scan(db);
@@ -682,7 +683,7 @@ TEST_CASE("short and missing files are corruption naming the file and offset", "
   const ValuePointer p = w.pointers[1];
   auto reader = db.reader();  // opened before the file shrinks
   std::string value;
-  for (uint64_t size : {p.offset + p.size - 1, p.offset + 1, p.offset, kFileHeaderSize}) {
+  for (uint64_t size : {p.offset + p.size - 1, p.offset + 1, p.offset, uint64_t{kFileHeaderSize}}) {
     INFO("file cut to " << size);
     REQUIRE(db.memory->truncate_file("db", kName, size).ok());
     Status s = reader->get(p, w.keys[1], &value);
