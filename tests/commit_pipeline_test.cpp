@@ -28,7 +28,7 @@ TEST_CASE("inline commits get increasing sequence numbers and become visible in 
           "[commit]") {
   FakeEnv env;
   CommitPipeline p(&env, /*deferred=*/false);
-  p.start_after(41);
+  p.start_after(41, 0);
   CHECK(p.visible().load() == 41);
   for (int i = 0; i < 3; ++i) {
     CommitFuture f = p.commit(batch_of({"k" + std::to_string(i)}), 41, true, i == 1);
@@ -46,6 +46,27 @@ TEST_CASE("inline commits get increasing sequence numbers and become visible in 
   CHECK(c.commits == 3);
   CHECK(c.groups == 3);
   CHECK(c.syncs == 1);
+  p.close();
+}
+
+TEST_CASE("commit timestamps follow the clock but never go back, and never repeat", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/false);
+  p.start_after(7, 5000);  // recovery found a commit stamped 5000: the clock (1000) is behind
+  std::vector<uint64_t> stamps;
+  const std::vector<uint64_t> clock = {1000, 9000, 9000, 8000, 20000};
+  for (size_t i = 0; i < clock.size(); ++i) {
+    env.clock = clock[i];
+    require_ok(p.commit(batch_of({"k" + std::to_string(i)}), 7, true, false).wait());
+    stamps.push_back(WriteBatch::commit_timestamp_of(env.wal.back()));
+  }
+  CHECK(stamps == std::vector<uint64_t>{5001, 9000, 9001, 9002, 20000});
+  CHECK(p.last_timestamp() == 20000);
+  // A clock beyond the largest timestamp is capped there.
+  env.clock = ~uint64_t{0};
+  require_ok(p.commit(batch_of({"x"}), 7, true, false).wait());
+  CHECK(WriteBatch::commit_timestamp_of(env.wal.back()) ==
+        (uint64_t{1} << 63) - 1);  // kMaxTimestamp
   p.close();
 }
 

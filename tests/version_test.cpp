@@ -31,4 +31,11 @@ TEST_CASE("file headers are written with the format version and newer ones are r
   bytes.clear();
   encode_file_header(h, &bytes);
   CHECK(decode_file_header(bytes, FileKind::Wal, "000007.wal").status().code() == Code::Corruption);
+  // Older development formats are refused by name.
+  h.format_version = kOldestReadableFormatVersion - 1;
+  bytes.clear();
+  encode_file_header(h, &bytes);
+  Status old = decode_file_header(bytes, FileKind::Wal, "000007.wal").status();
+  CHECK(old.code() == Code::NotSupported);
+  CHECK(old.message().find("format version 1") != std::string::npos);
 }

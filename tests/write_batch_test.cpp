@@ -1,10 +1,12 @@
 // skv-test-modules: util wal
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "skv/options.h"
 #include "util/coding.h"
 #include "wal/write_batch.h"
 
@@ -45,24 +47,30 @@ TEST_CASE("write batches round-trip", "[write_batch]") {
     WriteBatch b;
     std::vector<Op> model;
     const SequenceNumber seq = rng() & kMaxSequenceNumber;
+    const uint64_t commit_ts = rng() & kMaxTimestamp;
     b.set_sequence(seq);
     const int n = static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) {
       Op op;
       op.key = random_bytes(rng, 1 + rng() % (round % 5 == 0 ? 300 : 20));
-      op.timestamp = rng();
+      // Half the entries carry a timestamp of their own; the others get the commit's.
+      const uint64_t own = rng() % 2 == 0 ? 0 : 1 + rng() % kMaxTimestamp;
+      op.timestamp = own != 0 ? own : commit_ts;
       if (rng() % 3 == 0) {
         op.kind = ValueKind::Delete;
-        b.del(op.key, op.timestamp);
+        b.del(op.key, own);
       } else {
         op.kind = ValueKind::Value;
         op.value = random_bytes(rng, rng() % (round % 7 == 0 ? 1000 : 30));
-        b.put(op.key, op.value, op.timestamp);
+        b.put(op.key, op.value, own);
       }
       model.push_back(op);
     }
+    b.set_commit_timestamp(commit_ts);  // late, as the commit pipeline does
     CHECK(b.count() == static_cast<uint32_t>(n));
     CHECK(b.sequence() == seq);
+    CHECK(b.commit_timestamp() == commit_ts);
+    CHECK(WriteBatch::commit_timestamp_of(b.encoded()) == commit_ts);
     std::string enc = b.encoded();
     CHECK(b.approximate_size() == enc.size());
     CHECK(b.encoded() == enc);  // encoding twice changes nothing
@@ -121,36 +129,54 @@ TEST_CASE("a batch cut at any byte is corruption and delivers nothing", "[write_
 }
 
 TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
-  auto make = [](uint64_t seq, uint32_t count, std::string_view body) {
+  auto make = [](uint64_t seq, uint32_t count, std::string_view body, uint64_t ts = 5) {
     std::string r;
     put_fixed64(&r, seq);
+    put_fixed64(&r, ts);
     put_fixed32(&r, count);
     r.append(body);
     return r;
   };
+  constexpr char kOwnTimestamp = static_cast<char>(0x80);
   std::string good_entry;
-  good_entry.push_back(static_cast<char>(ValueKind::Delete));
+  good_entry.push_back(static_cast<char>(ValueKind::Delete) | kOwnTimestamp);
   put_varint32(&good_entry, 1);
   good_entry += "k";
   put_fixed64(&good_entry, 9);
+  std::string plain_entry;  // no timestamp of its own
+  plain_entry.push_back(static_cast<char>(ValueKind::Delete));
+  put_varint32(&plain_entry, 1);
+  plain_entry += "k";
 
   SequenceNumber seq = 0;
   Status s;
-  decode_all(make(1, 1, good_entry), &seq, &s);
+  std::vector<Op> got = decode_all(make(1, 1, good_entry), &seq, &s);
   REQUIRE(s.ok());
+  CHECK(got == std::vector<Op>{{ValueKind::Delete, "k", "", 9}});
+  got = decode_all(make(1, 1, plain_entry), &seq, &s);
+  REQUIRE(s.ok());
+  CHECK(got == std::vector<Op>{{ValueKind::Delete, "k", "", 5}});
+
+  std::string own_zero = plain_entry;  // an own timestamp of 0 is never written
+  own_zero[0] |= kOwnTimestamp;
+  put_fixed64(&own_zero, 0);
+  std::string own_too_big = plain_entry;
+  own_too_big[0] |= kOwnTimestamp;
+  put_fixed64(&own_too_big, kMaxTimestamp + 1);
+  std::string pointer_kind = plain_entry;  // value pointers never travel in a batch
+  pointer_kind[0] = 2;
 
   std::string bad_kind = good_entry;
   bad_kind[0] = 7;
   std::string empty_key;
   empty_key.push_back(static_cast<char>(ValueKind::Delete));
   put_varint32(&empty_key, 0);
-  put_fixed64(&empty_key, 9);
   std::string huge_key;
   huge_key.push_back(static_cast<char>(ValueKind::Value));
   put_varint32(&huge_key, 0xfffffff0u);
   huge_key += "k";
   std::string huge_value = good_entry;
-  huge_value[0] = static_cast<char>(ValueKind::Value);
+  huge_value[0] = static_cast<char>(static_cast<char>(ValueKind::Value) | kOwnTimestamp);
   put_varint32(&huge_value, 1000);
   huge_value += "short";
   std::string overlong_varint = good_entry;
@@ -166,7 +192,11 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
       make(1, 0, good_entry),            // count smaller: trailing bytes
       make(1, 0xffffffffu, good_entry),  // count far beyond the input
       make(kMaxSequenceNumber + 1, 1, good_entry),
-      std::string(11, '\0'),
+      make(1, 1, good_entry, kMaxTimestamp + 1),  // commit timestamp out of range
+      make(1, 1, own_zero),
+      make(1, 1, own_too_big),
+      make(1, 1, pointer_kind),
+      std::string(19, '\0'),
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
     INFO("case " << i);
@@ -199,4 +229,19 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
     });
     CHECK((st.ok() || st.is_corruption()));
   }
+}
+
+TEST_CASE("the batch of the docs/wal.md example, byte for byte", "[write_batch]") {
+  WriteBatch b;
+  b.del("d", 0);
+  b.put("k", "v", 0);
+  b.set_sequence(1);
+  b.set_commit_timestamp(0x17a6101701650000ull);
+  std::string hex;
+  char buf[4];
+  for (unsigned char c : b.encoded()) {
+    std::snprintf(buf, sizeof(buf), "%02x", c);
+    hex += buf;
+  }
+  CHECK(hex == "0100000000000000000065011710a6170200000000016401016b0176");
 }

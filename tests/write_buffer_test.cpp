@@ -115,7 +115,8 @@ void check_iterator(Held& h, Rng& rng) {
 }
 
 Model batch_contents(const WriteBuffer& b) {
-  WriteBatch batch = b.to_batch(777);
+  WriteBatch batch = b.to_batch();
+  batch.set_commit_timestamp(777);
   Model out;
   WriteBatch::for_each(batch.encoded(), [&](const WriteBatch::Entry& e) {
     REQUIRE(e.timestamp == 777);

@@ -65,18 +65,26 @@ void check_batch(std::string_view record) {
   std::vector<OwnedEntry> entries;
   if (!decode_batch(record, &seq, &entries)) return;
   SKV_FUZZ_CHECK(seq <= kMaxSequenceNumber, "sequence out of range");
-  SKV_FUZZ_CHECK(record.size() >= 12, "a decoded batch has a header");
-  SKV_FUZZ_CHECK(entries.size() == decode_fixed32(record.data() + 8), "entry count");
+  SKV_FUZZ_CHECK(record.size() >= 20, "a decoded batch has a header");
+  SKV_FUZZ_CHECK(entries.size() == decode_fixed32(record.data() + 16), "entry count");
+  const uint64_t commit_ts = WriteBatch::commit_timestamp_of(record);
+  SKV_FUZZ_CHECK(commit_ts <= kMaxTimestamp, "commit timestamp out of range");
   WriteBatch batch;
   batch.set_sequence(seq);
+  batch.set_commit_timestamp(commit_ts);
   for (const OwnedEntry& e : entries) {
     SKV_FUZZ_CHECK(!e.key.empty(), "empty key decoded");
-    SKV_FUZZ_CHECK(is_valid_kind(static_cast<uint8_t>(e.kind)), "unknown kind decoded");
+    SKV_FUZZ_CHECK(e.kind == ValueKind::Value || e.kind == ValueKind::Delete,
+                   "a kind a batch cannot hold decoded");
+    SKV_FUZZ_CHECK(e.timestamp <= kMaxTimestamp, "timestamp out of range");
+    // An entry stamped with the commit's time re-encodes without a timestamp of its own (the
+    // shorter form), so a same-length re-encoding must equal the input.
+    const uint64_t own = e.timestamp == commit_ts ? 0 : e.timestamp;
     if (e.kind == ValueKind::Value) {
-      batch.put(e.key, e.value, e.timestamp);
+      batch.put(e.key, e.value, own);
     } else {
       SKV_FUZZ_CHECK(e.value.empty(), "a tombstone carries no value");
-      batch.del(e.key, e.timestamp);
+      batch.del(e.key, own);
     }
   }
   const std::string encoded = batch.encoded();

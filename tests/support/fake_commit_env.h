@@ -27,6 +27,10 @@ class FakeEnv final : public commit::CommitEnv {
     std::lock_guard<std::mutex> l(mu);
     return sticky;
   }
+  uint64_t now_nanos() override {
+    std::lock_guard<std::mutex> l(mu);
+    return clock;
+  }
   Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber) override {
     std::lock_guard<std::mutex> l(mu);
     if (!lookup_error.ok()) return lookup_error;
@@ -80,6 +84,7 @@ class FakeEnv final : public commit::CommitEnv {
 
   std::mutex mu;
   Status sticky, wal_error, lookup_error;
+  uint64_t clock = 1000;  // what now_nanos() answers
   std::map<std::string, SequenceNumber> committed;
   std::vector<std::string> events;
   std::vector<size_t> group_sizes;

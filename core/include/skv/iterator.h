@@ -66,9 +66,12 @@ class Iterator {
   // REQUIRES: valid(). The value. A keys-only iterator (Transaction::keys) returns
   // InvalidArgument: it never reads values.
   Result<std::string_view> value() const;
-  // The commit timestamp (nanoseconds) of the current entry; 0 for the transaction's own
-  // uncommitted writes. REQUIRES: valid().
+  // The timestamp (nanoseconds) of the current entry: its commit's, or the one given to set_at;
+  // 0 for the transaction's own uncommitted writes. REQUIRES: valid().
   uint64_t timestamp() const;
+  // True when the current entry is a tombstone: only a history iterator asked for tombstones
+  // (Transaction::history_range) yields them. REQUIRES: valid().
+  bool is_tombstone() const;
 
   Status status() const;
 

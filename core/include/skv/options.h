@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace skv {
@@ -46,6 +47,20 @@ enum class CommitPipeline : uint8_t {
   // platform's Executor. A single-threaded host that runs its executor once per turn of its
   // event loop (the browser worker) gets one WAL write, and at most one sync, per turn.
   Deferred = 1,
+};
+
+// Timestamps are nanoseconds since the Unix epoch. The largest one a write may carry: it fits a
+// signed 64-bit integer, so every tool and binding (JSON, JavaScript's BigInt64) can hold it.
+constexpr uint64_t kMaxTimestamp = (uint64_t{1} << 63) - 1;
+
+// Whether a tree keeps versions by time (docs/versioning.md), and for how long.
+struct Versioning {
+  bool enabled = false;
+  // How long, in nanoseconds, compaction keeps versions that a newer one replaced: every version
+  // newer than now - retention_ns stays, plus the newest one at or before that cutoff, so a read
+  // as of any time inside the window is exact. 0 keeps every version for ever.
+  uint64_t retention_ns = 0;
+  bool operator==(const Versioning&) const = default;
 };
 
 // Limits on single entries. Larger ones are refused with Code::InvalidArgument.
@@ -107,6 +122,12 @@ struct Options {
   // compaction in one task). A host whose executor shares one thread with the application (the
   // browser worker) sets it so that no single task holds that thread for long.
   uint64_t compaction_step_bytes = 0;
+
+  // Versioned queries (TreeBuilder::with_versioning). A database stores whether it is versioned.
+  // Unset: a new database is not versioned, and an existing one opens as it was created. Set:
+  // a new database is created so; an existing one must agree on `enabled` (InvalidArgument
+  // otherwise, before anything changes), and a different retention replaces the stored one.
+  std::optional<Versioning> versioning;
 
   // Durability of a commit whose transaction did not choose one.
   Durability default_durability = Durability::Eventual;

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skv/future.h"
 #include "skv/iterator.h"
@@ -42,6 +43,18 @@
 namespace skv {
 
 class TransactionImpl;
+
+// One version of a key, as history() returns it.
+struct KeyVersion {
+  std::string value;       // empty for a tombstone
+  uint64_t timestamp = 0;  // nanoseconds since the Unix epoch
+  bool tombstone = false;  // the key was deleted at this time
+};
+
+struct HistoryOptions {
+  bool include_tombstones = false;  // also return the versions that delete the key
+  size_t limit = 0;                 // at most this many versions, newest first (0: all)
+};
 
 class Transaction {
  public:
@@ -72,6 +85,37 @@ class Transaction {
   Result<Iterator> keys(std::string_view start, std::string_view end) const;
   // The number of live keys in [start, end) (reads no values). Same range rules as range().
   Result<uint64_t> count(std::string_view start, std::string_view end) const;
+
+  // --- Versioned queries (docs/versioning.md). Each needs a tree opened with
+  // TreeBuilder::with_versioning(true, ...): on any other tree they return NotSupported. A
+  // timestamp is in nanoseconds since the Unix epoch and at most kMaxTimestamp (2^63 - 1);
+  // larger ones are InvalidArgument.
+  //
+  // Reads by time see the committed versions of this transaction's snapshot: a version committed
+  // after the snapshot is never seen, whatever its timestamp, and this transaction's own
+  // uncommitted writes are not part of them (they get their timestamps when they commit). The
+  // version "as of T" of a key is its version with the newest timestamp at or before T (of two
+  // with the same timestamp, the one committed later); a tombstone there means the key is absent.
+
+  // Buffers a write of `value` under `key` stamped with `timestamp` (1..kMaxTimestamp) instead
+  // of the commit's time; a time in the past is allowed. A transaction holds one write per key:
+  // a later set, set_at or del of the same key in it replaces this one, timestamp included.
+  Status set_at(std::string_view key, std::string_view value, uint64_t timestamp);
+  // The value of `key` as of `timestamp`, or nullopt if it had none then.
+  Result<std::optional<std::string>> get_at(std::string_view key, uint64_t timestamp) const;
+  // Every version of `key`, newest timestamp first (then the later commit first).
+  Result<std::vector<KeyVersion>> history(std::string_view key,
+                                          const HistoryOptions& options = {}) const;
+  // Every version of every key in [start, end): one iterator entry per version, keys in order,
+  // each key's versions newest first; timestamp() and is_tombstone() describe the version. Same
+  // range rules as range(); `options.limit` is ignored.
+  Result<Iterator> history_range(std::string_view start, std::string_view end,
+                                 const HistoryOptions& options = {}) const;
+  // The tree as of `timestamp`, over [start, end): each key with its version as of then,
+  // skipping keys absent then. Both directions. Same range rules as range().
+  Result<Iterator> range_at(std::string_view start, std::string_view end, uint64_t timestamp) const;
+  // As range_at(), keys only.
+  Result<Iterator> keys_at(std::string_view start, std::string_view end, uint64_t timestamp) const;
 
   // How commit() waits for the WAL. Defaults to the tree's default durability.
   void set_durability(Durability durability);

@@ -91,7 +91,11 @@ class Tree {
   Status compact_all() const;
 
   TreeStats stats() const;
+  // The options the tree was opened with.
   const Options& options() const;
+  // Whether the database is versioned and its retention, as stored in it (these may differ from
+  // options().versioning, which may be unset).
+  Versioning versioning() const;
 
   // Waits for commits in flight, stops background work, syncs the WAL and releases the
   // database. Later calls on this tree (or its transactions) return Code::Closed. Idempotent
@@ -128,6 +132,10 @@ class TreeBuilder {
   TreeBuilder& with_l0_compaction_trigger(int files);
   TreeBuilder& with_default_durability(Durability durability);
   TreeBuilder& with_commit_pipeline(CommitPipeline pipeline);
+  // Versioned queries (docs/versioning.md): every write keeps its timestamp, and compaction
+  // keeps the versions of the last `retention_ns` nanoseconds (0: for ever). Stored in the
+  // database when it is created; see Options::versioning for opening an existing one.
+  TreeBuilder& with_versioning(bool enabled, uint64_t retention_ns);
   TreeBuilder& with_options(Options options);
 
   const Options& options() const { return options_; }

@@ -26,8 +26,12 @@ constexpr int kVersionPatch = SKV_VERSION_PATCH;
 // "major.minor.patch".
 constexpr std::string_view kVersion = "0.1.0";
 
-// The format version written into every file header.
-constexpr uint16_t kFormatVersion = 1;
+// The format version written into every file header. Before 1.0 a format change bumps it and
+// files of older versions are refused by name (NotSupported), not converted; the history of
+// versions is in docs/README.md.
+constexpr uint16_t kFormatVersion = 2;
+// The oldest format version this build reads.
+constexpr uint16_t kOldestReadableFormatVersion = 2;
 
 }  // namespace skv
 

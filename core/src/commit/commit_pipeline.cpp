@@ -1,8 +1,10 @@
 #include "commit/commit_pipeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
+#include "skv/options.h"
 #include "util/status_macros.h"
 
 namespace skv::commit {
@@ -47,10 +49,16 @@ CommitPipeline::CommitPipeline(CommitEnv* env, bool deferred) : env_(env), defer
 
 CommitPipeline::~CommitPipeline() = default;
 
-void CommitPipeline::start_after(SequenceNumber last) {
+void CommitPipeline::start_after(SequenceNumber last, uint64_t last_timestamp) {
   std::lock_guard<std::mutex> lock(commit_mu_);
   last_allocated_ = last;
+  last_timestamp_ = last_timestamp;
   visible_.store(last, std::memory_order_release);
+}
+
+uint64_t CommitPipeline::last_timestamp() {
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  return last_timestamp_;
 }
 
 CommitCounters CommitPipeline::counters() const {
@@ -100,7 +108,11 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
     if (s.ok() && check_conflicts) s = this->check_conflicts(*req, snapshot);
     if (!s.ok()) return CommitFuture::make_ready(std::move(s));
     req->seq = ++last_allocated_;
+    // Above the previous commit's, whatever the clock says; capped where timestamps end (a
+    // clock that far ahead would otherwise overflow them).
+    last_timestamp_ = std::min(kMaxTimestamp, std::max(env_->now_nanos(), last_timestamp_ + 1));
     req->batch.set_sequence(req->seq);  // in place: `record` stays valid
+    req->batch.set_commit_timestamp(last_timestamp_);
     req->for_each_key([&](std::string_view key) { inflight_[std::string(key)] = req->seq; });
     std::lock_guard<std::mutex> q(queue_mu_);
     if (closed_) {

@@ -8,8 +8,10 @@
 // The group cycle (docs/commit.md):
 //   1. commit() runs under the commit lock: it checks the sticky error, checks the batch's keys
 //      (first committer wins: a key in flight, or committed after the transaction's snapshot,
-//      is a conflict), assigns the next sequence number, marks the keys in flight and queues the
-//      request. Queue order is sequence order.
+//      is a conflict), assigns the next sequence number and the commit timestamp (the env's clock,
+//      but always above the previous commit's, so commit timestamps rise with sequence numbers
+//      even when the clock steps back), marks the keys in flight and queues the request. Queue
+//      order is sequence order.
 //   2. A leader (the committing thread that found none running, or an executor task when the
 //      pipeline is deferred) takes the queued requests as a group (up to kMaxGroupBytes), asks
 //      the env to make room, appends the group to the WAL with one write and at most one sync
@@ -57,6 +59,9 @@ class CommitEnv {
 
   // OK, or the sticky error that stops writes (a failed WAL write, flush or compaction).
   virtual Status write_error() = 0;
+
+  // The wall clock, in nanoseconds since the Unix epoch. Runs under the commit lock.
+  virtual uint64_t now_nanos() = 0;
 
   // The sequence number of the newest committed version of `key` (0 if none), as far as a
   // transaction that read at `snapshot` needs it: the result is above `snapshot` exactly when a
@@ -107,14 +112,15 @@ class CommitPipeline {
   ~CommitPipeline();
 
   // Continues after `last`, the newest sequence number recovery found: it is visible, and the
-  // next commit gets last + 1. REQUIRES: nothing queued yet.
-  void start_after(SequenceNumber last);
+  // next commit gets last + 1 and a commit timestamp above `last_timestamp`. REQUIRES: nothing
+  // queued yet.
+  void start_after(SequenceNumber last, uint64_t last_timestamp);
 
-  // Queues `batch` (its sequence number is assigned here). With `check_conflicts`, a key that
-  // another commit wrote after `snapshot`, or that a queued commit writes, fails it with
-  // Conflict. The future completes with OK once the batch is visible (and synced when `sync`),
-  // or with the error that stopped it (Conflict, Closed, the sticky error, ...), in which case
-  // nothing of it was applied. REQUIRES: the batch is not empty.
+  // Queues `batch` (its sequence number and commit timestamp are assigned here). With
+  // `check_conflicts`, a key that another commit wrote after `snapshot`, or that a queued commit
+  // writes, fails it with Conflict. The future completes with OK once the batch is visible (and
+  // synced when `sync`), or with the error that stopped it (Conflict, Closed, the sticky error,
+  // ...), in which case nothing of it was applied. REQUIRES: the batch is not empty.
   CommitFuture commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts, bool sync);
 
   // Queues `fn` to run alone on the leader between groups, with OK, or with the sticky error when
@@ -125,6 +131,8 @@ class CommitPipeline {
   // lock (txn/snapshot_registry.h), hence the reference.
   const std::atomic<SequenceNumber>& visible() const { return visible_; }
   CommitCounters counters() const;
+  // The commit timestamp given to the newest commit queued (or recovered). Never decreases.
+  uint64_t last_timestamp();
 
   // Refuses later commits and barriers with Closed, runs or waits for the leader until
   // everything queued is done, and returns. Idempotent.
@@ -146,6 +154,7 @@ class CommitPipeline {
   // commit_mu_
   std::mutex commit_mu_;
   SequenceNumber last_allocated_ = 0;
+  uint64_t last_timestamp_ = 0;
   struct KeyHash {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }

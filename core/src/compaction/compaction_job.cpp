@@ -183,30 +183,59 @@ class SortedRunWriter {
     const size_t stripe = static_cast<size_t>(
         std::lower_bound(snapshots_.begin(), snapshots_.end(), parsed.sequence) -
         snapshots_.begin());
-
-    bool drop = false;
     if (first_of_key) {
       user_key_.assign(parsed.user_key.data(), parsed.user_key.size());
       have_key_ = true;
       drop_rest_ = false;
-    } else if (drop_rest_ || stripe == prev_stripe_) {
-      drop = true;  // hidden by a newer version every reader of this stripe sees first
     }
-    if (!drop && parsed.kind == ValueKind::Delete && stripe == 0 &&
-        !deeper_.covers(parsed.user_key)) {
-      drop = true;
-      drop_rest_ = true;
-    }
+    const Decision d = ctx_.retention_cutoff ? decide_by_time(parsed, stripe, first_of_key)
+                                             : decide_by_snapshots(parsed, stripe, first_of_key);
     prev_stripe_ = stripe;
-    if (drop) {
+    if (d == Decision::Drop) {
       ++out_->entries_dropped;
       return Status::OK();
     }
+    return write(ikey, parsed, input_->value(), first_of_key);
+  }
+
+  enum class Decision { Keep, Drop };
+
+  // Unversioned: the newest version of each stripe, tombstones dropped in the oldest stripe.
+  Decision decide_by_snapshots(const ParsedInternalKey& parsed, size_t stripe, bool first_of_key) {
+    if (!first_of_key && (drop_rest_ || stripe == prev_stripe_)) {
+      return Decision::Drop;  // hidden by a newer version every reader of this stripe sees first
+    }
+    if (parsed.kind == ValueKind::Delete && stripe == 0 && !deeper_.covers(parsed.user_key)) {
+      drop_rest_ = true;
+      return Decision::Drop;
+    }
+    return Decision::Keep;
+  }
+
+  // Versioned: by time within each stripe (see compaction_job.h).
+  Decision decide_by_time(const ParsedInternalKey& parsed, size_t stripe, bool first_of_key) {
+    const uint64_t cutoff = *ctx_.retention_cutoff;
+    if (first_of_key || stripe != time_stripe_) {
+      time_stripe_ = stripe;
+      have_old_ = false;
+    }
+    if (parsed.timestamp <= cutoff) {
+      // Hidden, as of any time from the cutoff on, by the version at or before the cutoff kept
+      // before it in this stripe, which has a later timestamp (or the same and a later commit).
+      if (have_old_ && parsed.timestamp <= newest_old_ts_) return Decision::Drop;
+      have_old_ = true;
+      newest_old_ts_ = parsed.timestamp;
+    }
+    return Decision::Keep;
+  }
+
+  Status write(std::string_view ikey, const ParsedInternalKey& parsed, std::string_view value,
+               bool first_of_key) {
     // Split only between user keys, so one key's versions always share a table.
     if (outputs_.open() && first_of_key && outputs_.current_size() >= target_file_size_) {
       SKV_RETURN_IF_ERROR(outputs_.finish_current());
     }
-    return outputs_.add(ikey, parsed, input_->value());
+    return outputs_.add(ikey, parsed, value);
   }
 
   InternalIterator* const input_;
@@ -221,6 +250,11 @@ class SortedRunWriter {
   bool have_key_ = false;
   size_t prev_stripe_ = 0;  // stripe of the previous entry of the same user key
   bool drop_rest_ = false;  // a tombstone of this key was dropped: so is everything older
+  // Versioned trees: the stripe being decided by time, and the newest timestamp at or before the
+  // cutoff kept in it so far.
+  size_t time_stripe_ = 0;
+  bool have_old_ = false;
+  uint64_t newest_old_ts_ = 0;
 };
 
 // The merged input of a (non-trivial) compaction.

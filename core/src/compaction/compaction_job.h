@@ -9,6 +9,16 @@
 // dropped too, together with every older version of its key, when no deeper level holds a file
 // whose range covers the key (nothing below could show through once it is gone).
 //
+// Versioned trees (JobContext::retention_cutoff set, docs/versioning.md) keep versions by time
+// instead. Within each stripe every version with a timestamp above the cutoff stays, and of the
+// versions at or before it, each one whose timestamp is above those of every such version met
+// before it in the stripe (newest sequence first): so the newest one at or before the cutoff (by
+// timestamp, then sequence) always stays, and a version written out of time order may keep one
+// older than it. A reader at any snapshot therefore gets the same answer as of any time from
+// the cutoff on. Tombstones follow the same rule and are never dropped otherwise: a version of
+// the key with an earlier timestamp may sit in a newer table or arrive later (set_at), and only
+// the tombstone keeps it hidden as of the times after the tombstone.
+//
 // Durability. Every output is finished (durable) and then Storage::sync_dir() runs, before the
 // function returns: the caller logs the edit naming the outputs only afterwards, so the manifest
 // never names a file whose directory entry could vanish. On any error the partial and finished
@@ -27,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compaction/compaction_picker.h"
@@ -47,6 +58,8 @@ struct JobContext {
   TableCache* table_cache = nullptr;  // opens compaction inputs (unused by flushes)
   std::function<Result<uint64_t>()> new_file_number;
   std::vector<SequenceNumber> snapshots;  // live snapshots, ascending (duplicates allowed)
+  // Set for a versioned tree: versions with a timestamp above it are all kept (0: every one).
+  std::optional<uint64_t> retention_cutoff;
 };
 
 struct SortedRunOutput {

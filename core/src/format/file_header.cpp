@@ -37,6 +37,13 @@ Result<FileHeader> decode_file_header(std::string_view input, FileKind expected_
   if (h.format_version == 0 || h.format_version > kFormatVersion) {
     return bad("unsupported format version");
   }
+  if (h.format_version < kOldestReadableFormatVersion) {
+    return Status::not_supported(std::string(file) + ": written in format version " +
+                                 std::to_string(h.format_version) +
+                                 ", which this build no longer reads (it reads versions " +
+                                 std::to_string(kOldestReadableFormatVersion) + " to " +
+                                 std::to_string(kFormatVersion) + ")");
+  }
   h.kind = static_cast<FileKind>(static_cast<unsigned char>(p[6]));
   if (h.kind != expected_kind) return bad("unexpected file kind");
   h.file_number = decode_fixed64(p + 8);

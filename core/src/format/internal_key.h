@@ -26,6 +26,7 @@ using SequenceNumber = uint64_t;
 constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
 
 constexpr size_t kInternalKeySuffix = 16;  // trailer + timestamp
+// Timestamps: nanoseconds since the Unix epoch, at most kMaxTimestamp (skv/options.h).
 
 enum class ValueKind : uint8_t {
   Delete = 0,  // a tombstone: the key has no value as of this sequence number

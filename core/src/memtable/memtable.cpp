@@ -80,6 +80,7 @@ struct MemTable::Rep {
   EntryList list{EntryComparator(), &arena};
   std::atomic<uint64_t> num_entries{0};
   std::atomic<SequenceNumber> largest_sequence{0};
+  std::atomic<uint64_t> largest_commit_timestamp{0};
 };
 
 MemTable::MemTable(size_t arena_block_size) : rep_(std::make_unique<Rep>(arena_block_size)) {}
@@ -132,6 +133,17 @@ std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
 size_t MemTable::approximate_memory_usage() const { return rep_->arena.memory_usage(); }
 
 uint64_t MemTable::num_entries() const { return rep_->num_entries.load(std::memory_order_acquire); }
+
+void MemTable::note_commit_timestamp(uint64_t ts) {
+  // One writer at a time (the commit leader, or recovery), as for add().
+  if (ts > rep_->largest_commit_timestamp.load(std::memory_order_relaxed)) {
+    rep_->largest_commit_timestamp.store(ts, std::memory_order_release);
+  }
+}
+
+uint64_t MemTable::largest_commit_timestamp() const {
+  return rep_->largest_commit_timestamp.load(std::memory_order_acquire);
+}
 
 SequenceNumber MemTable::largest_sequence() const {
   return rep_->largest_sequence.load(std::memory_order_acquire);

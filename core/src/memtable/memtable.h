@@ -51,6 +51,10 @@ class MemTable {
   uint64_t num_entries() const;
   bool empty() const { return num_entries() == 0; }
   SequenceNumber largest_sequence() const;
+  // The largest commit timestamp of the batches inserted (memtable/batch_insert.h), so the
+  // commit clock can continue above it after a restart. Timestamps given to set_at do not count.
+  void note_commit_timestamp(uint64_t ts);
+  uint64_t largest_commit_timestamp() const;
 
  private:
   struct Rep;

@@ -39,6 +39,7 @@ Future<Status> Tree::flush() const { return impl_->flush(); }
 Status Tree::compact_all() const { return impl_->compact_all(); }
 TreeStats Tree::stats() const { return impl_->stats(); }
 const Options& Tree::options() const { return impl_->options(); }
+Versioning Tree::versioning() const { return impl_->versioning(); }
 Status Tree::close() const { return impl_->close(); }
 
 TreeBuilder& TreeBuilder::with_path(std::string path) {
@@ -108,6 +109,11 @@ TreeBuilder& TreeBuilder::with_l0_compaction_trigger(int files) {
 }
 TreeBuilder& TreeBuilder::with_default_durability(Durability durability) {
   options_.default_durability = durability;
+  return *this;
+}
+
+TreeBuilder& TreeBuilder::with_versioning(bool enabled, uint64_t retention_ns) {
+  options_.versioning = Versioning{enabled, retention_ns};
   return *this;
 }
 

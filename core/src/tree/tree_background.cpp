@@ -80,6 +80,7 @@ void TreeImpl::flush_task() {
       if (meta.num_entries > 0) edit.add_file(0, meta);
       edit.set_log_number(imms_.size() > 1 ? imms_[1].wal_number : wal_number_);
       versions_->set_last_sequence(std::max(versions_->last_sequence(), mem->largest_sequence()));
+      versions_->set_last_timestamp(mem->largest_commit_timestamp());
       s = versions_->log_and_apply(&edit);
     }
     if (!s.ok()) {
@@ -111,6 +112,11 @@ JobContext TreeImpl::job_context() {
   VersionSet* vs = versions_.get();
   ctx.new_file_number = [vs] { return vs->new_file_number(); };
   ctx.snapshots = snapshots_.list();
+  if (versioning_.enabled) {
+    const uint64_t now = platform_->clock().now_nanos();
+    const uint64_t r = versioning_.retention_ns;
+    ctx.retention_cutoff = r == 0 ? 0 : (now > r ? now - r : 0);
+  }
   return ctx;
 }
 

@@ -70,6 +70,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   TreeImpl& operator=(const TreeImpl&) = delete;
 
   const Options& options() const { return options_; }
+  Versioning versioning() const { return versioning_; }
 
   // --- used by Tree ---
   Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
@@ -91,7 +92,10 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,
                                                      std::string upper, bool keys_only,
                                                      bool fill_cache) override;
-  uint64_t commit_time() override { return platform_->clock().now_nanos(); }
+  bool versioned() const override { return versioning_.enabled; }
+  Result<std::unique_ptr<UserIterator>> new_time_iterator(SequenceNumber snapshot,
+                                                          std::string lower, std::string upper,
+                                                          const TimeQuery& query) override;
   CommitFuture commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
                       bool sync) override;
 
@@ -105,6 +109,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
 
   // --- CommitEnv (commit/commit_pipeline.h), tree_commit.cpp ---
   Status write_error() override;
+  uint64_t now_nanos() override { return platform_->clock().now_nanos(); }
   Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber snapshot) override;
   Status make_room(bool force) override { return make_room_for_write(force); }
   Status write_wal(const std::vector<std::string_view>& records, bool sync) override;
@@ -129,6 +134,14 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
 
   // reads (tree_read.cpp)
   std::shared_ptr<const ReadView> current_view() const;
+  // Every entry of the view's memtables and tables, merged. REQUIRES: check_open() passed.
+  std::unique_ptr<InternalIterator> merged_input(const ReadView& v, bool fill_cache) const;
+  // Wraps `it` so it keeps `v` alive and stops at close().
+  std::unique_ptr<UserIterator> pin(std::shared_ptr<const ReadView> v,
+                                    std::unique_ptr<UserIterator> it) const;
+  // Checks the stored versioning against Options::versioning and records a new retention.
+  // Runs before anything is written at open.
+  Status check_versioning();
   void install_view();  // REQUIRES: mu_ held
 
   // The context of a flush or compaction job. REQUIRES: mu_ held.
@@ -153,6 +166,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   void set_background_error(const Status& s);  // REQUIRES: mu_ held
 
   const Options options_;
+  // What the database stores (set at open, then fixed): whether it is versioned, the retention.
+  Versioning versioning_;
   std::shared_ptr<Platform> platform_;
   std::unique_ptr<Storage> storage_;
   // Shared with every Version (and so with every iterator, which pins its Version): an iterator

@@ -135,6 +135,11 @@ Status TreeImpl::open_impl() {
     SKV_RETURN_IF_ERROR(versions_->create_new());
   } else {
     SKV_RETURN_IF_ERROR(versions_->recover());
+    SKV_RETURN_IF_ERROR(check_versioning());
+  }
+  versioning_ = versions_->versioning();
+  if (options_.versioning && versioning_.enabled) {
+    versioning_.retention_ns = options_.versioning->retention_ns;  // recorded below
   }
   versions_->mark_file_number_used(max_number);
 
@@ -155,15 +160,32 @@ Status TreeImpl::open_impl() {
   SKV_RETURN_IF_ERROR(new_wal_segment());
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (imms_.empty()) {
-    // Nothing to flush: record that no older segment is needed any more.
+  const bool new_retention = versions_->versioning() != versioning_;
+  if (imms_.empty() || new_retention) {
+    // Nothing to flush: record that no older segment is needed any more. A new retention is
+    // recorded now, so it holds from this open on.
     VersionEdit edit;
-    edit.set_log_number(wal_number_);
+    if (imms_.empty()) edit.set_log_number(wal_number_);
+    if (new_retention) edit.set_versioning(versioning_);
     SKV_RETURN_IF_ERROR(versions_->log_and_apply(&edit));
   }
   install_view();
   delete_obsolete_files();
   maybe_schedule_work();
+  return Status();
+}
+
+Status TreeImpl::check_versioning() {
+  const Versioning& stored = versions_->versioning();
+  if (!options_.versioning) return Status();
+  if (options_.versioning->enabled != stored.enabled) {
+    return Status::invalid_argument(
+        storage_->location() + (stored.enabled ? ": the database is versioned; open it with "
+                                                 "with_versioning(true, retention) or without "
+                                                 "with_versioning()"
+                                               : ": the database is not versioned, and versioning "
+                                                 "cannot be turned on for a database that exists"));
+  }
   return Status();
 }
 
@@ -174,10 +196,11 @@ Status TreeImpl::recover_wal(std::vector<uint64_t> wal_numbers) {
     SKV_RETURN_IF_ERROR(replay_segment(wal_numbers[i], i + 1 == wal_numbers.size(), &mem));
     if (mem->empty()) continue;
     last = std::max(last, mem->largest_sequence());
+    versions_->set_last_timestamp(mem->largest_commit_timestamp());
     imms_.push_back(ImmEntry{std::move(mem), wal_numbers[i], {}});
   }
   versions_->set_last_sequence(last);
-  pipeline_->start_after(last);
+  pipeline_->start_after(last, versions_->last_timestamp());
   return Status();
 }
 

@@ -2,6 +2,7 @@
 
 #include "iterator/db_iterator.h"
 #include "iterator/merging_iterator.h"
+#include "iterator/version_iterators.h"
 #include "tree/tree_impl.h"
 #include "util/status_macros.h"
 
@@ -82,6 +83,7 @@ class PinnedIterator final : public UserIterator {
   std::string_view key() const override { return it_->key(); }
   std::string_view value() const override { return it_->value(); }
   uint64_t timestamp() const override { return it_->timestamp(); }
+  bool is_delete() const override { return it_->is_delete(); }
   Status status() const override {
     if (stopped_) return Status::closed("the tree was closed while the iterator was open");
     return it_->status();
@@ -101,22 +103,48 @@ class PinnedIterator final : public UserIterator {
 
 }  // namespace
 
+std::unique_ptr<InternalIterator> TreeImpl::merged_input(const ReadView& v, bool fill_cache) const {
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  children.reserve(2 + v.imms.size() + static_cast<size_t>(v.version->level_count()));
+  children.push_back(v.mem->new_iterator());
+  for (const auto& imm : v.imms) children.push_back(imm->new_iterator());
+  TableReadOptions read_options;
+  read_options.fill_cache = fill_cache;
+  v.version->add_iterators(read_options, &children);
+  return new_merging_iterator(std::move(children));
+}
+
+std::unique_ptr<UserIterator> TreeImpl::pin(std::shared_ptr<const ReadView> v,
+                                            std::unique_ptr<UserIterator> it) const {
+  return std::make_unique<PinnedIterator>(std::move(v), std::move(it), closed_);
+}
+
 Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snapshot,
                                                              std::string lower, std::string upper,
                                                              bool keys_only, bool fill_cache) {
   SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
   if (v == nullptr) return Status::closed("tree is closed");  // close() ran since the check
-  std::vector<std::unique_ptr<InternalIterator>> children;
-  children.reserve(2 + v->imms.size() + static_cast<size_t>(v->version->level_count()));
-  children.push_back(v->mem->new_iterator());
-  for (const auto& imm : v->imms) children.push_back(imm->new_iterator());
-  TableReadOptions read_options;
-  read_options.fill_cache = fill_cache;
-  v->version->add_iterators(read_options, &children);
-  auto it = new_db_iterator(new_merging_iterator(std::move(children)), snapshot, std::move(lower),
+  auto it = new_db_iterator(merged_input(*v, fill_cache), snapshot, std::move(lower),
                             std::move(upper), keys_only);
-  return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it), closed_));
+  return pin(std::move(v), std::move(it));
+}
+
+Result<std::unique_ptr<UserIterator>> TreeImpl::new_time_iterator(SequenceNumber snapshot,
+                                                                  std::string lower,
+                                                                  std::string upper,
+                                                                  const TimeQuery& query) {
+  SKV_RETURN_IF_ERROR(check_open());
+  std::shared_ptr<const ReadView> v = current_view();
+  if (v == nullptr) return Status::closed("tree is closed");
+  std::unique_ptr<InternalIterator> input = merged_input(*v, true);
+  std::unique_ptr<UserIterator> it =
+      query.kind == TimeQuery::Kind::AsOf
+          ? new_as_of_iterator(std::move(input), snapshot, std::move(lower), std::move(upper),
+                               query.timestamp, query.keys_only)
+          : new_history_iterator(std::move(input), snapshot, std::move(lower), std::move(upper),
+                                 query.include_tombstones);
+  return pin(std::move(v), std::move(it));
 }
 
 }  // namespace skv

@@ -49,6 +49,7 @@ Result<std::string_view> Iterator::value() const {
   return impl_->it_->value();
 }
 uint64_t Iterator::timestamp() const { return impl_->it_->timestamp(); }
+bool Iterator::is_tombstone() const { return impl_->it_->is_delete(); }
 Status Iterator::status() const { return impl_->it_->status(); }
 
 Transaction::Transaction(std::unique_ptr<TransactionImpl> impl) : impl_(std::move(impl)) {}
@@ -81,6 +82,46 @@ Result<Iterator> Transaction::keys(std::string_view start, std::string_view end)
 }
 Result<uint64_t> Transaction::count(std::string_view start, std::string_view end) const {
   return impl_->count(start, end);
+}
+Status Transaction::set_at(std::string_view key, std::string_view value, uint64_t timestamp) {
+  return impl_->set_at(key, value, timestamp);
+}
+Result<std::optional<std::string>> Transaction::get_at(std::string_view key,
+                                                       uint64_t timestamp) const {
+  return impl_->get_at(key, timestamp);
+}
+Result<std::vector<KeyVersion>> Transaction::history(std::string_view key,
+                                                     const HistoryOptions& options) const {
+  return impl_->history(key, options);
+}
+
+namespace {
+Result<Iterator> make_time_iterator(const TransactionImpl& t, std::string_view start,
+                                    std::string_view end, const TimeQuery& q) {
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, t.time_iterator(start, end, q));
+  return Iterator(std::make_unique<IteratorImpl>(std::move(it), q.keys_only));
+}
+}  // namespace
+
+Result<Iterator> Transaction::history_range(std::string_view start, std::string_view end,
+                                            const HistoryOptions& options) const {
+  TimeQuery q;
+  q.kind = TimeQuery::Kind::History;
+  q.include_tombstones = options.include_tombstones;
+  return make_time_iterator(*impl_, start, end, q);
+}
+Result<Iterator> Transaction::range_at(std::string_view start, std::string_view end,
+                                       uint64_t timestamp) const {
+  TimeQuery q;
+  q.timestamp = timestamp;
+  return make_time_iterator(*impl_, start, end, q);
+}
+Result<Iterator> Transaction::keys_at(std::string_view start, std::string_view end,
+                                      uint64_t timestamp) const {
+  TimeQuery q;
+  q.timestamp = timestamp;
+  q.keys_only = true;
+  return make_time_iterator(*impl_, start, end, q);
 }
 void Transaction::set_durability(Durability durability) { impl_->set_durability(durability); }
 CommitFuture Transaction::commit() { return impl_->commit(); }

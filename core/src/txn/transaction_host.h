@@ -19,6 +19,16 @@
 
 namespace skv {
 
+// A read by time (versioned trees): the tree as of a timestamp, or every version of each key
+// (iterator/version_iterators.h).
+struct TimeQuery {
+  enum class Kind { AsOf, History };
+  Kind kind = Kind::AsOf;
+  uint64_t timestamp = 0;           // AsOf: the time the tree is read as of
+  bool keys_only = false;           // AsOf: no values
+  bool include_tombstones = false;  // History: yield tombstones too
+};
+
 class TransactionHost {
  public:
   virtual ~TransactionHost() = default;
@@ -39,8 +49,14 @@ class TransactionHost {
                                                              std::string lower, std::string upper,
                                                              bool keys_only, bool fill_cache) = 0;
 
-  // The time, in nanoseconds since the epoch, a commit starting now stamps its writes with.
-  virtual uint64_t commit_time() = 0;
+  // Whether the tree keeps versions by time (Options::versioning, as the database stores it).
+  virtual bool versioned() const = 0;
+
+  // An iterator answering `query` over the tree at `snapshot`, user keys in [lower, upper).
+  virtual Result<std::unique_ptr<UserIterator>> new_time_iterator(SequenceNumber snapshot,
+                                                                  std::string lower,
+                                                                  std::string upper,
+                                                                  const TimeQuery& query) = 0;
 
   // Commits `batch` (see commit/commit_pipeline.h): conflicts are checked against `snapshot`
   // when `check_conflicts`; the future completes once it is visible, and synced when `sync`.

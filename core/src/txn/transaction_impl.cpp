@@ -40,13 +40,112 @@ Status TransactionImpl::check_readable() const {
   return Status();
 }
 
-Status TransactionImpl::set(std::string_view key, std::string_view value) {
-  SKV_RETURN_IF_ERROR(check_writable(key));
+Status TransactionImpl::check_value(std::string_view value) const {
   if (value.size() > kMaxValueSize) {
     return Status::invalid_argument("value of " + std::to_string(value.size()) +
                                     " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
   }
+  return Status();
+}
+
+Status TransactionImpl::set(std::string_view key, std::string_view value) {
+  SKV_RETURN_IF_ERROR(check_writable(key));
+  SKV_RETURN_IF_ERROR(check_value(value));
   return writes_.put(key, value, 0);
+}
+
+namespace {
+
+Status not_versioned(const char* call) {
+  return Status::not_supported(std::string(call) +
+                               ": the tree is not versioned (open it with "
+                               "TreeBuilder::with_versioning(true, retention))");
+}
+
+Status check_timestamp(uint64_t ts) {
+  if (ts > kMaxTimestamp) {
+    return Status::invalid_argument("timestamp " + std::to_string(ts) +
+                                    " is beyond the largest one, 2^63 - 1 nanoseconds");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status TransactionImpl::set_at(std::string_view key, std::string_view value, uint64_t timestamp) {
+  SKV_RETURN_IF_ERROR(check_writable(key));
+  if (!tree_->versioned()) return not_versioned("set_at");
+  SKV_RETURN_IF_ERROR(check_value(value));
+  SKV_RETURN_IF_ERROR(check_timestamp(timestamp));
+  // 0 marks "the commit's time" in the write buffer and the batch.
+  if (timestamp == 0) return Status::invalid_argument("timestamp 0 is reserved; use 1 or later");
+  return writes_.put(key, value, timestamp);
+}
+
+Status TransactionImpl::check_versioned_read() const {
+  SKV_RETURN_IF_ERROR(check_readable());
+  if (!tree_->versioned()) return not_versioned("versioned read");
+  return Status();
+}
+
+Result<std::unique_ptr<UserIterator>> TransactionImpl::time_iterator(std::string_view start,
+                                                                     std::string_view end,
+                                                                     const TimeQuery& query) const {
+  SKV_RETURN_IF_ERROR(check_versioned_read());
+  SKV_RETURN_IF_ERROR(check_timestamp(query.timestamp));
+  if (!start.empty() && !end.empty() && end < start) {
+    return Status::invalid_argument("range end sorts before its start");
+  }
+  return tree_->new_time_iterator(snapshot_, std::string(start), std::string(end), query);
+}
+
+namespace {
+
+// [key, key + "\0"): exactly `key`.
+std::string just_after(std::string_view key) {
+  std::string end(key);
+  end.push_back('\0');
+  return end;
+}
+
+Status check_key(std::string_view key) {
+  if (key.empty()) return Status::invalid_argument("empty key");
+  if (key.size() > kMaxKeySize) return Status::invalid_argument("key exceeds the size limit");
+  return Status();
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> TransactionImpl::get_at(std::string_view key,
+                                                           uint64_t timestamp) const {
+  SKV_RETURN_IF_ERROR(check_key(key));
+  TimeQuery q;
+  q.timestamp = timestamp;
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, time_iterator(key, just_after(key), q));
+  it->seek_first();
+  SKV_RETURN_IF_ERROR(it->status());
+  if (!it->valid()) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(it->value()));
+}
+
+Result<std::vector<KeyVersion>> TransactionImpl::history(std::string_view key,
+                                                         const HistoryOptions& options) const {
+  SKV_RETURN_IF_ERROR(check_key(key));
+  TimeQuery q;
+  q.kind = TimeQuery::Kind::History;
+  q.include_tombstones = options.include_tombstones;
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<UserIterator> it, time_iterator(key, just_after(key), q));
+  std::vector<KeyVersion> out;
+  for (it->seek_first(); it->valid(); it->next()) {
+    if (options.limit != 0 && out.size() >= options.limit) break;
+    KeyVersion v;
+    v.tombstone = it->is_delete();
+    if (!v.tombstone) v.value.assign(it->value());
+    v.timestamp = it->timestamp();
+    out.push_back(std::move(v));
+  }
+  SKV_RETURN_IF_ERROR(it->status());
+  return out;
 }
 
 Status TransactionImpl::del(std::string_view key) {
@@ -101,8 +200,8 @@ CommitFuture TransactionImpl::commit() {
     finish();
     return CommitFuture::make_ready(Status());
   }
-  CommitFuture f = tree_->commit(writes_.to_batch(tree_->commit_time()), snapshot_,
-                                 mode_ != Mode::WriteOnly, durability_ == Durability::Immediate);
+  CommitFuture f = tree_->commit(writes_.to_batch(), snapshot_, mode_ != Mode::WriteOnly,
+                                 durability_ == Durability::Immediate);
   finish();
   return f;
 }

@@ -10,12 +10,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/internal_key.h"
 #include "iterator/user_iterator.h"
 #include "skv/future.h"
 #include "skv/options.h"
 #include "skv/status.h"
+#include "skv/transaction.h"
 #include "txn/transaction_host.h"
 #include "txn/write_buffer.h"
 
@@ -41,6 +43,15 @@ class TransactionImpl {
   Result<std::unique_ptr<UserIterator>> iterator(std::string_view start, std::string_view end,
                                                  bool keys_only, bool fill_cache = true) const;
   Result<uint64_t> count(std::string_view start, std::string_view end) const;
+
+  // Versioned queries (skv/transaction.h).
+  Status set_at(std::string_view key, std::string_view value, uint64_t timestamp);
+  Result<std::optional<std::string>> get_at(std::string_view key, uint64_t timestamp) const;
+  Result<std::vector<KeyVersion>> history(std::string_view key,
+                                          const HistoryOptions& options) const;
+  // The iterator behind range_at, keys_at and history_range.
+  Result<std::unique_ptr<UserIterator>> time_iterator(std::string_view start, std::string_view end,
+                                                      const TimeQuery& query) const;
   void set_durability(Durability d) { durability_ = d; }
   CommitFuture commit();
   Status rollback();
@@ -51,6 +62,9 @@ class TransactionImpl {
   Status check_usable() const;
   Status check_writable(std::string_view key) const;
   Status check_readable() const;
+  // check_readable(), and the tree is versioned.
+  Status check_versioned_read() const;
+  Status check_value(std::string_view value) const;
   void finish();
 
   std::shared_ptr<TransactionHost> tree_;

@@ -240,7 +240,7 @@ void WriteBuffer::clear() {
   compaction_retry_at_ = 0;
 }
 
-WriteBatch WriteBuffer::to_batch(uint64_t commit_time) const {
+WriteBatch WriteBuffer::to_batch() const {
   WriteBatch batch;
   if (store_ == nullptr) return batch;
   BufferStore::List::Iterator it(&store_->list);
@@ -250,11 +250,10 @@ WriteBatch WriteBuffer::to_batch(uint64_t commit_time) const {
     // The first alive version of a key is its current one; older ones are kept for savepoints.
     if (!e->alive() || (last != nullptr && last->key() == e->key())) continue;
     last = e;
-    const uint64_t ts = e->timestamp != 0 ? e->timestamp : commit_time;
     if (e->is_delete) {
-      batch.del(e->key(), ts);
+      batch.del(e->key(), e->timestamp);
     } else {
-      batch.put(e->key(), e->value(), ts);
+      batch.put(e->key(), e->value(), e->timestamp);
     }
   }
   return batch;

@@ -88,9 +88,9 @@ class WriteBuffer {
   // Forgets everything. Iterators handed out keep what they see.
   void clear();
 
-  // The buffered writes as a batch for the commit pipeline, in key order; writes without a
-  // timestamp of their own get `commit_time`.
-  WriteBatch to_batch(uint64_t commit_time) const;
+  // The buffered writes as a batch for the commit pipeline, in key order. Writes without a
+  // timestamp of their own go in without one: the pipeline stamps the batch's commit timestamp.
+  WriteBatch to_batch() const;
 
   // An iterator over [lower, upper) (empty bounds are open) of the buffer as it is now; it keeps
   // what it sees alive by itself.

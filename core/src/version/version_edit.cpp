@@ -11,9 +11,11 @@
 //                                   smallest:bytes largest:bytes
 //                                   smallest_seq:varint64 largest_seq:varint64
 //                                   num_entries:varint64
+//   tag 7 versioning        body := enabled:u8 retention_ns:varint64   (enabled: 0 or 1)
+//   tag 8 last_timestamp    body := timestamp:varint64           (<= 2^63 - 1)
 //   bytes           := length:varint64 byte{length}
 //
-// Tags 1-3 appear at most once. Levels are < kMaxLevelCount. A new file has number >= 1,
+// Tags 1-3, 7 and 8 appear at most once. Levels are < kMaxLevelCount. A new file has number >= 1,
 // file_size >= 1, num_entries >= 1, well-formed internal keys with smallest <= largest, and
 // smallest_seq <= largest_seq <= 2^56 - 1. Unknown tags, failed checks and trailing bytes are
 // corruption.
@@ -36,6 +38,8 @@ enum Tag : uint32_t {
   kCompactPointer = 4,
   kDeletedFile = 5,
   kNewFile = 6,
+  kVersioning = 7,
+  kLastTimestamp = 8,
 };
 
 bool get_level(std::string_view* in, int* level) {
@@ -99,6 +103,15 @@ void VersionEdit::encode_to(std::string* dst) const {
     put_varint32(dst, kLastSequence);
     put_varint64(dst, *last_sequence_);
   }
+  if (versioning_) {
+    put_varint32(dst, kVersioning);
+    dst->push_back(versioning_->enabled ? 1 : 0);
+    put_varint64(dst, versioning_->retention_ns);
+  }
+  if (last_timestamp_) {
+    put_varint32(dst, kLastTimestamp);
+    put_varint64(dst, *last_timestamp_);
+  }
   for (const auto& [level, key] : compact_pointers_) {
     put_varint32(dst, kCompactPointer);
     put_varint32(dst, static_cast<uint32_t>(level));
@@ -157,6 +170,28 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
           last_sequence_ = v;
         }
         break;
+      case kVersioning: {
+        Versioning ver;
+        if (versioning_ || in.empty() || static_cast<uint8_t>(in[0]) > 1) {
+          what = "bad or repeated versioning";
+          break;
+        }
+        ver.enabled = in[0] == 1;
+        in.remove_prefix(1);
+        if (!get_varint64(&in, &ver.retention_ns)) {
+          what = "bad or repeated versioning";
+        } else {
+          versioning_ = ver;
+        }
+        break;
+      }
+      case kLastTimestamp:
+        if (last_timestamp_ || !get_varint64(&in, &v) || v > kMaxTimestamp) {
+          what = "bad or repeated last timestamp";
+        } else {
+          last_timestamp_ = v;
+        }
+        break;
       case kCompactPointer: {
         int level = 0;
         std::string key;
@@ -204,6 +239,11 @@ std::string VersionEdit::debug_string() const {
   if (log_number_) r += "  log_number: " + std::to_string(*log_number_) + "\n";
   if (next_file_number_) r += "  next_file_number: " + std::to_string(*next_file_number_) + "\n";
   if (last_sequence_) r += "  last_sequence: " + std::to_string(*last_sequence_) + "\n";
+  if (last_timestamp_) r += "  last_timestamp: " + std::to_string(*last_timestamp_) + "\n";
+  if (versioning_) {
+    r += std::string("  versioning: ") + (versioning_->enabled ? "on" : "off") + ", retention_ns " +
+         std::to_string(versioning_->retention_ns) + "\n";
+  }
   for (const auto& [level, key] : compact_pointers_) {
     r += "  compact_pointer: L" + std::to_string(level) + " " + escape_key(key) + "\n";
   }

@@ -2,7 +2,8 @@
 //
 // A FileMetaData describes one SSTable as the version set knows it. A VersionEdit is one change to
 // the set of live tables (files added to or deleted from levels) plus the counters that must
-// survive a restart (oldest WAL still needed, next file number, last sequence). The manifest is a
+// survive a restart (oldest WAL still needed, next file number, last sequence, last commit
+// timestamp) and the database's versioning settings. The manifest is a
 // log of encoded edits (docs/manifest.md); replaying them in order rebuilds the current Version.
 //
 // Thread safety: FileMetaData is an immutable value once shared (std::shared_ptr<const ...>).
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "format/internal_key.h"
+#include "skv/options.h"
 #include "skv/status.h"
 
 namespace skv {
@@ -57,6 +59,10 @@ class VersionEdit {
   void set_log_number(uint64_t n) { log_number_ = n; }
   void set_next_file_number(uint64_t n) { next_file_number_ = n; }
   void set_last_sequence(SequenceNumber s) { last_sequence_ = s; }
+  // The largest commit timestamp handed out (the commit clock continues above it).
+  void set_last_timestamp(uint64_t ts) { last_timestamp_ = ts; }
+  // Whether the database is versioned, and its retention (docs/versioning.md).
+  void set_versioning(const Versioning& v) { versioning_ = v; }
   // The internal key where the next compaction of `level` starts (round robin).
   void set_compact_pointer(int level, std::string_view ikey) {
     compact_pointers_.emplace_back(level, std::string(ikey));
@@ -67,6 +73,8 @@ class VersionEdit {
   const std::optional<uint64_t>& log_number() const { return log_number_; }
   const std::optional<uint64_t>& next_file_number() const { return next_file_number_; }
   const std::optional<SequenceNumber>& last_sequence() const { return last_sequence_; }
+  const std::optional<uint64_t>& last_timestamp() const { return last_timestamp_; }
+  const std::optional<Versioning>& versioning() const { return versioning_; }
   const std::vector<std::pair<int, std::string>>& compact_pointers() const {
     return compact_pointers_;
   }
@@ -90,6 +98,8 @@ class VersionEdit {
   std::optional<uint64_t> log_number_;
   std::optional<uint64_t> next_file_number_;
   std::optional<SequenceNumber> last_sequence_;
+  std::optional<uint64_t> last_timestamp_;
+  std::optional<Versioning> versioning_;
   std::vector<std::pair<int, std::string>> compact_pointers_;
   std::vector<DeletedFile> deleted_files_;
   std::vector<NewFile> new_files_;

@@ -169,6 +169,8 @@ void VersionSet::append_snapshot(VersionEdit* edit) const {
   edit->set_log_number(log_number_);
   edit->set_next_file_number(next_file_number_.load());
   edit->set_last_sequence(last_sequence_);
+  edit->set_last_timestamp(last_timestamp_);
+  edit->set_versioning(versioning_);
   for (int level = 0; level < level_count_; ++level) {
     if (!compact_pointers_[static_cast<size_t>(level)].empty()) {
       edit->set_compact_pointer(level, compact_pointers_[static_cast<size_t>(level)]);
@@ -218,6 +220,8 @@ Status VersionSet::write_new_manifest(uint64_t number) {
 Status VersionSet::create_new() {
   next_file_number_.store(2);
   last_sequence_ = 0;
+  last_timestamp_ = 0;
+  versioning_ = options_.versioning.value_or(Versioning{});
   log_number_ = 0;
   return write_new_manifest(1);
 }
@@ -275,6 +279,8 @@ Status VersionSet::recover() {
   Builder builder(level_count_, nullptr, Code::Corruption);
   std::optional<uint64_t> log_number, next_file;
   std::optional<SequenceNumber> last_seq;
+  std::optional<uint64_t> last_ts;
+  Versioning versioning;
   std::vector<std::string> pointers(static_cast<size_t>(level_count_));
   std::string record;
   uint64_t offset = 0;
@@ -300,6 +306,13 @@ Status VersionSet::recover() {
       }
       last_seq = edit.last_sequence();
     }
+    if (edit.last_timestamp()) {
+      if (last_ts && *edit.last_timestamp() < *last_ts) {
+        return Status::corruption(where + ": last timestamp goes backwards");
+      }
+      last_ts = edit.last_timestamp();
+    }
+    if (edit.versioning()) versioning = *edit.versioning();
     for (const auto& [level, key] : edit.compact_pointers()) {
       pointers[static_cast<size_t>(level)] = key;
     }
@@ -324,6 +337,8 @@ Status VersionSet::recover() {
   mark_file_number_used(builder.max_number());
   mark_file_number_used(*log_number);
   last_sequence_ = *last_seq;
+  last_timestamp_ = last_ts.value_or(0);
+  versioning_ = versioning;
   log_number_ = *log_number;
   compact_pointers_ = std::move(pointers);
   SKV_RETURN_IF_ERROR(check_tables_exist(*v, name));
@@ -358,11 +373,14 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
   }
   edit->set_next_file_number(next_file_number_.load());
   edit->set_last_sequence(last_sequence_);
+  edit->set_last_timestamp(last_timestamp_);
 
   // The state after the edit, installed only once it is durable.
   std::shared_ptr<const Version> previous = current_;
   const uint64_t previous_log = log_number_;
   std::vector<std::string> previous_pointers = compact_pointers_;
+  const Versioning previous_versioning = versioning_;
+  if (edit->versioning()) versioning_ = *edit->versioning();
   log_number_ = *edit->log_number();
   for (const auto& [level, key] : edit->compact_pointers()) {
     compact_pointers_[static_cast<size_t>(level)] = key;
@@ -382,6 +400,7 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
     current_ = std::move(previous);
     log_number_ = previous_log;
     compact_pointers_ = std::move(previous_pointers);
+    versioning_ = previous_versioning;
     if (manifest_ != nullptr) (void)manifest_->close();
     manifest_.reset();
     return s.with_context("manifest write failed");

@@ -16,6 +16,7 @@
 #ifndef SKV_VERSION_VERSION_SET_H_
 #define SKV_VERSION_VERSION_SET_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -92,6 +93,15 @@ class VersionSet {
   SequenceNumber last_sequence() const { return last_sequence_; }
   // REQUIRES: s >= last_sequence().
   void set_last_sequence(SequenceNumber s);
+  // The largest commit timestamp handed out, as far as the manifest knows (the WAL may hold
+  // newer ones); recorded with every edit like the last sequence. Never decreases: a smaller
+  // value is ignored.
+  uint64_t last_timestamp() const { return last_timestamp_; }
+  void set_last_timestamp(uint64_t ts) { last_timestamp_ = std::max(last_timestamp_, ts); }
+
+  // Whether the database is versioned and its retention: what create_new() recorded (from
+  // Options::versioning) or recover() read. Changed by an edit carrying versioning.
+  const Versioning& versioning() const { return versioning_; }
 
   // The oldest WAL segment still needed (0 when none was ever recorded).
   uint64_t log_number() const { return log_number_; }
@@ -134,6 +144,8 @@ class VersionSet {
 
   std::atomic<uint64_t> next_file_number_{2};
   SequenceNumber last_sequence_ = 0;
+  uint64_t last_timestamp_ = 0;
+  Versioning versioning_;
   uint64_t log_number_ = 0;
   uint64_t manifest_number_ = 0;
   uint64_t max_manifest_size_ = kMaxManifestSize;
