@@ -32,6 +32,8 @@ VersionEdit full_edit() {
   e.set_log_number(12);
   e.set_next_file_number(345);
   e.set_last_sequence(kMaxSequenceNumber - 1);
+  e.set_last_timestamp(kMaxTimestamp);
+  e.set_versioning(Versioning{true, 86'400'000'000'000ull});
   e.set_compact_pointer(2, make_internal_key("ptr", 5, ValueKind::Value, 0));
   e.delete_file(1, 77);
   e.delete_file(0, 78);
@@ -60,6 +62,9 @@ TEST_CASE("version edit round trips every field", "[version_edit]") {
   REQUIRE(d.log_number() == std::optional<uint64_t>(12));
   REQUIRE(d.next_file_number() == std::optional<uint64_t>(345));
   REQUIRE(d.last_sequence() == std::optional<SequenceNumber>(kMaxSequenceNumber - 1));
+  REQUIRE(d.last_timestamp() == std::optional<uint64_t>(kMaxTimestamp));
+  REQUIRE(d.versioning() == std::optional<Versioning>(Versioning{true, 86'400'000'000'000ull}));
+  REQUIRE(d.debug_string().find("versioning: on") != std::string::npos);
   REQUIRE(d.compact_pointers().size() == 1);
   REQUIRE(d.compact_pointers()[0].first == 2);
   REQUIRE(d.deleted_files().size() == 2);
@@ -109,7 +114,7 @@ TEST_CASE("every prefix of an edit decodes to a prefix of it or is corruption", 
       REQUIRE(d.new_files().empty());  // cleared on error
     }
   }
-  REQUIRE(ok == 8);  // the empty prefix and one after each of the 7 complete fields but the last
+  REQUIRE(ok == 10);  // the empty prefix and one after each of the 9 complete fields but the last
 }
 
 TEST_CASE("damaged edits never crash and are corruption or a valid edit", "[version_edit]") {
@@ -166,6 +171,33 @@ TEST_CASE("specific malformed edits are corruption", "[version_edit]") {
   SECTION("sequence beyond 56 bits") {
     put_varint32(&s, 3);
     put_varint64(&s, kMaxSequenceNumber + 1);
+  }
+  SECTION("timestamp beyond 63 bits") {
+    put_varint32(&s, 8);
+    put_varint64(&s, kMaxTimestamp + 1);
+  }
+  SECTION("repeated last timestamp") {
+    put_varint32(&s, 8);
+    put_varint64(&s, 5);
+    put_varint32(&s, 8);
+    put_varint64(&s, 6);
+  }
+  SECTION("versioning flag other than 0 or 1") {
+    put_varint32(&s, 7);
+    s.push_back(2);
+    put_varint64(&s, 0);
+  }
+  SECTION("versioning cut after its flag") {
+    put_varint32(&s, 7);
+    s.push_back(1);
+  }
+  SECTION("repeated versioning") {
+    put_varint32(&s, 7);
+    s.push_back(1);
+    put_varint64(&s, 0);
+    put_varint32(&s, 7);
+    s.push_back(0);
+    put_varint64(&s, 0);
   }
   SECTION("level out of range") {
     put_varint32(&s, 5);
