@@ -210,7 +210,7 @@ void render_header(std::ostringstream& o, const RunConfig& config, const Machine
       << thousands(config.value_size) << "-byte values, " << config.clients << " clients, sync "
       << (config.sync ? "on" : "off") << ", block cache " << mib(config.cache_bytes)
       << ", value log and blob files from " << thousands(config.value_threshold) << " bytes, "
-      << config.count_repeats << " full scans";
+      << config.count_repeats << (config.count_repeats == 1 ? " full scan" : " full scans");
   } else {
     o << "skv_bench: N = " << thousands(config.n) << ", " << config.clients << " clients, sync "
       << (config.sync ? "on" : "off") << ", block cache " << mib(config.cache_bytes) << ", "
