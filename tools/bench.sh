@@ -3,8 +3,13 @@
 #
 #   tools/bench.sh [skv_bench options]      the side-by-side run against RocksDB, LMDB, LevelDB
 #                                           and SQLite (build-bench/skv_bench --help lists them)
-#   tools/bench.sh --smoke                  a tiny run (N = 2,000, 4 clients) that checks the
-#                                           harness builds and works, as CI does
+#   tools/bench.sh --large [options]        the large-value workload: write and space
+#                                           amplification of skv, skv with its value log, and
+#                                           RocksDB with and without blob files (8 KiB values;
+#                                           --value-size 65536 for 64 KiB)
+#   tools/bench.sh --smoke                  tiny runs (N = 2,000, 4 clients; the large-value
+#                                           workload at N = 200) that check the harness builds
+#                                           and works, as CI does
 #   tools/bench.sh --micro [gbench options] the Google Benchmark micro-benchmarks
 #                                           (build-bench/skv_microbench)
 #
@@ -39,10 +44,16 @@ case "${1:-}" in
     fi
     exec "$BUILD/skv_microbench" "$@"
     ;;
+  --large)
+    shift
+    exec "$BUILD/skv_bench" --workload large "$@"
+    ;;
   --smoke)
     shift
-    exec "$BUILD/skv_bench" --n 2000 --clients 4 --batch-rows 2000 --scan-repeats 10 \
+    "$BUILD/skv_bench" --n 2000 --clients 4 --batch-rows 2000 --scan-repeats 10 \
       --count-repeats 1 --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
+    exec "$BUILD/skv_bench" --workload large --n 200 --clients 4 --count-repeats 1 \
+      --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
     ;;
   *)
     exec "$BUILD/skv_bench" "$@"

@@ -1,5 +1,6 @@
 // Engine: the operations the benchmark runs, implemented once per storage engine (skv, RocksDB,
-// LMDB, LevelDB, SQLite) over that engine's own API.
+// LMDB, LevelDB, SQLite) over that engine's own API. skv and RocksDB also come in a variant that
+// keeps large values apart from the tree: skv with its value log, RocksDB with blob files.
 //
 // Every single-row method is one transaction of its own, reads included; every *_batch method is
 // one transaction over all its rows. Failures throw BenchError: the harness runs each engine in a
@@ -34,6 +35,10 @@ struct EngineConfig {
   size_t cache_bytes = 64 << 20;  // block cache (skv, RocksDB, LevelDB)
   int clients = 1;                // threads that will call the engine
   uint64_t expected_rows = 0;     // most rows alive at once plus headroom (sizes LMDB's map)
+  size_t max_value_size = 1011;   // the largest value the workload writes (sizes LMDB's map)
+  // Values of at least this many bytes go to the value log (skv-vlog) or to blob files
+  // (rocksdb-blob); the other variants ignore it.
+  size_t value_threshold = 1024;
 };
 
 using Row = std::pair<std::string, std::string>;
@@ -72,10 +77,22 @@ class Engine {
   // From the first key: steps over `skip` keys, then reads up to `limit` keys (and their values
   // if `with_values`). Returns the number read after the skip.
   virtual uint64_t scan(int worker, uint64_t skip, uint64_t limit, bool with_values) = 0;
+
+  // Gives back the space of overwritten and deleted data: a full compaction, and for the
+  // variants with separated values the garbage collection of their files. Returns when done.
+  // Called from one thread while no other method runs. The default does nothing (LMDB and
+  // SQLite reuse freed pages in place; their files do not shrink).
+  virtual void gc() {}
 };
 
-std::unique_ptr<Engine> make_skv_engine();
-std::unique_ptr<Engine> make_rocksdb_engine();
+// skv; with `value_log`, values of at least EngineConfig::value_threshold bytes go to its value
+// log.
+std::unique_ptr<Engine> make_skv_engine(bool value_log);
+// Why skv with a value log cannot run in this build, or empty if it can.
+std::string skv_value_log_unavailable();
+// RocksDB; with `blob_files`, values of at least EngineConfig::value_threshold bytes go to its
+// integrated blob files, with blob garbage collection on.
+std::unique_ptr<Engine> make_rocksdb_engine(bool blob_files);
 std::unique_ptr<Engine> make_lmdb_engine();
 std::unique_ptr<Engine> make_leveldb_engine();
 std::unique_ptr<Engine> make_sqlite_engine();

@@ -4,6 +4,7 @@
 
 #include <lmdb.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -54,7 +55,8 @@ class LmdbEngine final : public Engine {
     check(mdb_env_create(&env_), "env create");
     // The map only reserves address space; the file grows as pages are written. Several times
     // the data size leaves room for the copy-on-write pages of concurrent readers.
-    const uint64_t map = (uint64_t{1} << 30) + config.expected_rows * 8 * 1024;
+    const uint64_t map = (uint64_t{1} << 30) +
+                         config.expected_rows * 8 * std::max<uint64_t>(1024, config.max_value_size);
     check(mdb_env_set_mapsize(env_, map), "mapsize");
     check(mdb_env_set_maxreaders(env_, static_cast<unsigned>(config.clients) * 2 + 16),
           "maxreaders");

@@ -1,7 +1,8 @@
-// skv_bench: runs one crud-bench style workload against skv, RocksDB, LMDB, LevelDB and SQLite,
-// one engine after the other, each in a fresh directory and (by default) in a child process of
-// its own so that its memory figures are its own; then prints one report (Markdown) and
-// optionally writes it and a JSON file. See docs/benchmarks.md.
+// skv_bench: runs one workload (the crud-bench style one, or the large-value one) against skv,
+// RocksDB, LMDB, LevelDB and SQLite, one engine after the other, each in a fresh directory and
+// (by default) in a child process of its own so that its memory and disk-write figures are its
+// own; then prints one report (Markdown) and optionally writes it and a JSON file. See
+// docs/benchmarks.md.
 //
 // Exit status: 0 every engine completed, 1 one failed (the others are still reported), 2 bad
 // usage.
@@ -28,6 +29,7 @@
 #include "engine.h"
 #include "report.h"
 #include "workload.h"
+#include "workload_phases.h"
 
 namespace skv::bench {
 namespace {
@@ -35,15 +37,24 @@ namespace {
 constexpr char kUsage[] =
     "usage: skv_bench [options]\n"
     "\n"
-    "  --n N               rows of the single-row phases (default 200000)\n"
+    "  --workload W        crud (default) or large: large values, write and space\n"
+    "                      amplification (docs/benchmarks.md)\n"
+    "  --n N               rows of the single-row phases (default 200000; large: 256 MiB of\n"
+    "                      values, 32768 rows of 8 KiB)\n"
     "  --clients C         client threads (default 64)\n"
-    "  --engines LIST      comma-separated: skv,rocksdb,lmdb,leveldb,sqlite (default: all)\n"
+    "  --engines LIST      comma-separated: skv,rocksdb,lmdb,leveldb,sqlite (default: all for\n"
+    "                      crud), skv-vlog (skv with its value log), rocksdb-blob (RocksDB with\n"
+    "                      blob files); default for large: skv,skv-vlog,rocksdb-blob,rocksdb\n"
+    "  --value-size B      bytes of every value of the large workload (default 8192)\n"
+    "  --value-threshold B smallest value that skv-vlog puts in its value log and rocksdb-blob\n"
+    "                      in a blob file (default 1024)\n"
     "  --rounds R          run every engine R times, interleaved; report the median (default 1)\n"
     "  --sync on|off       durable commits (default off); see docs/benchmarks.md\n"
     "  --cache-mib M       block cache of skv, RocksDB and LevelDB (default 64)\n"
     "  --batch-rows R      rows written, read, ... by each batch phase (default N)\n"
     "  --scan-repeats S    runs of each 100-row scan (default 2000)\n"
-    "  --count-repeats S   runs of the full count (default 10)\n"
+    "  --count-repeats S   runs of the full count, or of the large workload's full scan\n"
+    "                      (default 10)\n"
     "  --settle-seconds T  pause before the resting memory is read (default 2)\n"
     "  --dir DIR           parent of the engines' directories (default /tmp/skv-bench)\n"
     "  --markdown FILE     also write the report to FILE\n"
@@ -69,6 +80,8 @@ uint64_t parse_number(const std::string& flag, const char* text) {
 
 RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::string& json_file) {
   RunConfig c;
+  bool n_given = false;
+  bool engines_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -79,14 +92,23 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
       if (i + 1 >= argc) usage_error(arg + " wants a value");
       return argv[++i];
     };
-    if (arg == "--n") {
+    if (arg == "--workload") {
+      c.workload = value();
+      if (c.workload != "crud" && c.workload != "large") usage_error("--workload: crud or large");
+    } else if (arg == "--n") {
       c.n = parse_number(arg, value());
+      n_given = true;
+    } else if (arg == "--value-size") {
+      c.value_size = static_cast<size_t>(parse_number(arg, value()));
+    } else if (arg == "--value-threshold") {
+      c.value_threshold = static_cast<size_t>(parse_number(arg, value()));
     } else if (arg == "--clients") {
       c.clients = static_cast<int>(parse_number(arg, value()));
     } else if (arg == "--rounds") {
       c.rounds = static_cast<int>(parse_number(arg, value()));
     } else if (arg == "--engines") {
       c.engines.clear();
+      engines_given = true;
       std::stringstream ss(value());
       std::string e;
       while (std::getline(ss, e, ',')) {
@@ -122,6 +144,13 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
       usage_error("unknown option " + arg);
     }
   }
+  if (c.workload == "large") {
+    if (c.value_size < 256 || c.value_size > (16u << 20)) {
+      usage_error("--value-size must be between 256 and 16777216");
+    }
+    if (!n_given) c.n = std::max<uint64_t>(1, (uint64_t{256} << 20) / c.value_size);
+    if (!engines_given) c.engines = {"skv", "skv-vlog", "rocksdb-blob", "rocksdb"};
+  }
   if (c.n == 0 || c.n > UINT32_MAX / 4) usage_error("--n must be between 1 and 1073741823");
   if (c.clients < 1 || c.clients > 1024) usage_error("--clients must be between 1 and 1024");
   if (c.rounds < 1 || c.rounds > 100) usage_error("--rounds must be between 1 and 100");
@@ -129,7 +158,8 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
   if (c.n + 2 * c.batch_rows > UINT32_MAX) usage_error("--n plus twice --batch-rows is too big");
   if (c.engines.empty()) usage_error("--engines is empty");
   for (const std::string& e : c.engines) {
-    if (e != "skv" && e != "rocksdb" && e != "lmdb" && e != "leveldb" && e != "sqlite") {
+    if (e != "skv" && e != "skv-vlog" && e != "rocksdb" && e != "rocksdb-blob" && e != "lmdb" &&
+        e != "leveldb" && e != "sqlite") {
       usage_error("unknown engine " + e);
     }
   }
@@ -137,8 +167,8 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
 }
 
 std::unique_ptr<Engine> make_engine(const std::string& key) {
-  if (key == "skv") return make_skv_engine();
-  if (key == "rocksdb") return make_rocksdb_engine();
+  if (key == "skv" || key == "skv-vlog") return make_skv_engine(key == "skv-vlog");
+  if (key == "rocksdb" || key == "rocksdb-blob") return make_rocksdb_engine(key == "rocksdb-blob");
   if (key == "lmdb") return make_lmdb_engine();
   if (key == "leveldb") return make_leveldb_engine();
   return make_sqlite_engine();
@@ -156,16 +186,40 @@ uint64_t proc_status_bytes(const char* field) {
   return 0;
 }
 
-// Bytes the files under `dir` occupy on disk (allocated blocks, so LMDB's sparse map counts
-// only what it wrote).
-uint64_t disk_bytes(const std::string& dir) {
-  uint64_t total = 0;
+// Why an engine cannot run in this build, or empty if it can.
+std::string engine_unavailable(const std::string& key) {
+  if (key == "skv-vlog") return skv_value_log_unavailable();
+  return "";
+}
+
+// A field of /proc/self/io in bytes ("write_bytes"), 0 if missing. The file sums every thread of
+// the process, the engine's background threads included, and those that have exited.
+uint64_t proc_io_bytes(const char* field) {
+  std::ifstream in("/proc/self/io");
+  std::string line;
+  const std::string prefix = std::string(field) + ":";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::strtoull(line.c_str() + prefix.size(), nullptr, 10);
+  }
+  return 0;
+}
+
+// The files under `dir`: the bytes they occupy on disk (allocated blocks, so LMDB's sparse map
+// counts only what it wrote), and the sum of their sizes.
+struct DirSize {
+  uint64_t allocated = 0;
+  uint64_t files = 0;
+};
+
+DirSize dir_size(const std::string& dir) {
+  DirSize total;
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     struct stat st;
     if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      total += static_cast<uint64_t>(st.st_blocks) * 512;
+      total.allocated += static_cast<uint64_t>(st.st_blocks) * 512;
+      total.files += static_cast<uint64_t>(st.st_size);
     }
   }
   return total;
@@ -223,143 +277,47 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
   ec.cache_bytes = config.cache_bytes;
   ec.clients = config.clients;
   ec.expected_rows = config.n + config.batch_rows;
+  ec.max_value_size = config.workload == "large" ? config.value_size : kMaxValueSize;
+  ec.value_threshold = config.value_threshold;
   engine->open(ec);
   const uint64_t rss_open = proc_status_bytes("VmRSS");
+  // Disk writes and user data from here on: the opening's own writes are not the workload's.
+  const uint64_t written_open = proc_io_bytes("write_bytes");
+  uint64_t user_bytes_total = 0;
 
-  const uint64_t n = config.n;
   const int clients = config.clients;
   PerfControl perf;
   uint64_t seed = 1;
   uint64_t max_rss = rss_open;
-  auto phase = [&](const std::string& id, uint64_t ops, const OpFn& op) {
+  auto phase = [&](const std::string& id, uint64_t ops, uint64_t user_bytes_per_row,
+                   const OpFn& op) {
     std::fprintf(stderr, "[%s] %s ...", engine->name().c_str(), id.c_str());
     std::fflush(stderr);
+    const uint64_t written_before = proc_io_bytes("write_bytes");
     if (id == config.profile_phase) perf.send("enable");
     PhaseResult r = run_phase(id, ops, clients, seed++, op);
     if (id == config.profile_phase) perf.send("disable");
+    const uint64_t written_after = proc_io_bytes("write_bytes");
+    r.disk_written = written_after - written_before;
+    r.disk_written_total = written_after - written_open;
+    r.user_bytes = r.rows * user_bytes_per_row;
+    user_bytes_total += r.user_bytes;
+    r.user_bytes_total = user_bytes_total;
     r.rss_after = proc_status_bytes("VmRSS");
     max_rss = std::max(max_rss, r.rss_after);
-    r.disk_after = disk_bytes(dir);
+    const DirSize size = dir_size(dir);
+    r.disk_after = size.allocated;
+    r.files_after = size.files;
     std::fprintf(stderr, " %.2f s, %.0f ops/s\n", r.seconds,
                  r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0);
     sink.phase(r);
   };
   Engine& e = *engine;
 
-  // Single-row phases over operation indices 0 .. n-1.
-  phase("create", n, [&](int w, uint64_t i, Rng& rng, uint64_t& rows, uint64_t&) {
-    const std::string k = make_key(static_cast<uint32_t>(i));
-    thread_local std::string v;
-    make_value(rng, static_cast<uint32_t>(i), v);
-    const uint64_t t0 = now_ns();
-    e.create(w, k, v);
-    ++rows;
-    return now_ns() - t0;
-  });
-  phase("read", n, [&](int w, uint64_t i, Rng&, uint64_t& rows, uint64_t& misses) {
-    const std::string k = make_key(static_cast<uint32_t>(i));
-    const uint64_t t0 = now_ns();
-    const bool found = e.read(w, k);
-    const uint64_t t = now_ns() - t0;
-    ++rows;
-    if (!found) ++misses;
-    return t;
-  });
-  phase("update", n, [&](int w, uint64_t i, Rng& rng, uint64_t& rows, uint64_t&) {
-    const std::string k = make_key(static_cast<uint32_t>(i));
-    thread_local std::string v;
-    make_value(rng, static_cast<uint32_t>(i), v);
-    const uint64_t t0 = now_ns();
-    e.update(w, k, v);
-    ++rows;
-    return now_ns() - t0;
-  });
-
-  // Scans from the first key.
-  auto scan = [&](const std::string& id, uint64_t repeats, uint64_t skip, uint64_t limit,
-                  bool values, uint64_t expect) {
-    phase(
-        id, repeats,
-        [&, skip, limit, values, expect](int w, uint64_t, Rng&, uint64_t& rows, uint64_t& misses) {
-          const uint64_t t0 = now_ns();
-          const uint64_t got = limit == 0 ? e.count_all(w) : e.scan(w, skip, limit, values);
-          const uint64_t t = now_ns() - t0;
-          rows += got;
-          if (got != expect) ++misses;
-          return t;
-        });
-  };
-  const uint64_t after_skip = n > 5000 ? std::min<uint64_t>(100, n - 5000) : 0;
-  scan("scan_count", config.count_repeats, 0, 0, false, n);
-  scan("scan_keys", config.scan_repeats, 0, 100, false, std::min<uint64_t>(100, n));
-  scan("scan_pairs", config.scan_repeats, 0, 100, true, std::min<uint64_t>(100, n));
-  scan("scan_skip_keys", config.scan_repeats, 5000, 100, false, after_skip);
-  scan("scan_skip_pairs", config.scan_repeats, 5000, 100, true, after_skip);
-
-  phase("delete", n, [&](int w, uint64_t i, Rng&, uint64_t& rows, uint64_t&) {
-    const std::string k = make_key(static_cast<uint32_t>(i));
-    const uint64_t t0 = now_ns();
-    e.remove(w, k);
-    ++rows;
-    return now_ns() - t0;
-  });
-
-  // Batches: batch j of size s covers indices base + j*s .. base + j*s + s-1, past the rows of
-  // the single-row phases, and a different range for each batch size.
-  uint64_t base = n;
-  for (const uint64_t size : {uint64_t{100}, uint64_t{1000}}) {
-    const uint64_t batches = std::max<uint64_t>(1, config.batch_rows / size);
-    const std::string suffix = "_" + std::to_string(size);
-    auto rows_of = [base, size](uint64_t j, Rng* rng, std::vector<Row>& out) {
-      out.resize(size);
-      for (uint64_t r = 0; r < size; ++r) {
-        const uint32_t index = static_cast<uint32_t>(base + j * size + r);
-        out[r].first = make_key(index);
-        if (rng != nullptr) make_value(*rng, index, out[r].second);
-      }
-    };
-    auto keys_of = [base, size](uint64_t j, std::vector<std::string>& out) {
-      out.resize(size);
-      for (uint64_t r = 0; r < size; ++r)
-        out[r] = make_key(static_cast<uint32_t>(base + j * size + r));
-    };
-    auto write = [&](const std::string& id, bool update) {
-      phase(id, batches, [&, update](int w, uint64_t j, Rng& rng, uint64_t& rows, uint64_t&) {
-        thread_local std::vector<Row> batch;
-        rows_of(j, &rng, batch);
-        const uint64_t t0 = now_ns();
-        if (update) {
-          e.update_batch(w, batch);
-        } else {
-          e.create_batch(w, batch);
-        }
-        rows += batch.size();
-        return now_ns() - t0;
-      });
-    };
-    write("batch_create" + suffix, false);
-    phase("batch_read" + suffix, batches,
-          [&](int w, uint64_t j, Rng&, uint64_t& rows, uint64_t& misses) {
-            thread_local std::vector<std::string> keys;
-            keys_of(j, keys);
-            const uint64_t t0 = now_ns();
-            const size_t found = e.read_batch(w, keys);
-            const uint64_t t = now_ns() - t0;
-            rows += keys.size();
-            misses += keys.size() - found;
-            return t;
-          });
-    write("batch_update" + suffix, true);
-    phase("batch_delete" + suffix, batches,
-          [&](int w, uint64_t j, Rng&, uint64_t& rows, uint64_t&) {
-            thread_local std::vector<std::string> keys;
-            keys_of(j, keys);
-            const uint64_t t0 = now_ns();
-            e.remove_batch(w, keys);
-            rows += keys.size();
-            return now_ns() - t0;
-          });
-    base += config.batch_rows;
+  if (config.workload == "large") {
+    run_large_workload(config, e, phase);
+  } else {
+    run_crud_workload(config, e, phase);
   }
 
   std::this_thread::sleep_for(std::chrono::duration<double>(config.settle_seconds));
@@ -420,6 +378,11 @@ void parse_line(const std::string& line, EngineRun& run) {
     p.max_ns = num(8);
     p.rss_after = num(9);
     p.disk_after = num(10);
+    p.files_after = num(11);
+    p.user_bytes = num(12);
+    p.disk_written = num(13);
+    p.user_bytes_total = num(14);
+    p.disk_written_total = num(15);
     run.phases.push_back(p);
   } else if (f[0] == "memory" && f.size() >= 5) {
     run.rss_open = num(1);
@@ -440,15 +403,16 @@ Sink line_sink(const std::function<void(const std::string&)>& out) {
   };
   s.phase = [out](const PhaseResult& p) {
     char buf[512];
-    std::snprintf(
-        buf, sizeof buf, "phase\t%s\t%llu\t%llu\t%llu\t%.9f\t%llu\t%llu\t%llu\t%llu\t%llu",
-        p.id.c_str(), static_cast<unsigned long long>(p.ops),
-        static_cast<unsigned long long>(p.rows), static_cast<unsigned long long>(p.misses),
-        p.seconds, static_cast<unsigned long long>(p.p50_ns),
-        static_cast<unsigned long long>(p.p99_ns), static_cast<unsigned long long>(p.max_ns),
-        static_cast<unsigned long long>(p.rss_after),
-        static_cast<unsigned long long>(p.disk_after));
-    out(buf);
+    std::snprintf(buf, sizeof buf, "phase\t%s\t%llu\t%llu\t%llu\t%.9f", p.id.c_str(),
+                  static_cast<unsigned long long>(p.ops), static_cast<unsigned long long>(p.rows),
+                  static_cast<unsigned long long>(p.misses), p.seconds);
+    std::string line = buf;
+    for (const uint64_t v :
+         {p.p50_ns, p.p99_ns, p.max_ns, p.rss_after, p.disk_after, p.files_after, p.user_bytes,
+          p.disk_written, p.user_bytes_total, p.disk_written_total}) {
+      line += "\t" + std::to_string(v);
+    }
+    out(line);
   };
   s.counters = [out](const std::string& text) {
     if (!text.empty()) out("counters\t" + clean(text));
@@ -550,7 +514,19 @@ int main_impl(int argc, char** argv) {
   for (int round = 0; round < config.rounds; ++round) {
     if (config.rounds > 1) std::fprintf(stderr, "round %d of %d\n", round + 1, config.rounds);
     for (size_t e = 0; e < config.engines.size(); ++e) {
-      rounds[e].push_back(run_one(config, config.engines[e]));
+      const std::string& key = config.engines[e];
+      const std::string unavailable = engine_unavailable(key);
+      if (unavailable.empty()) {
+        rounds[e].push_back(run_one(config, key));
+        continue;
+      }
+      if (round == 0)
+        std::fprintf(stderr, "skv_bench: skipping %s: %s\n", key.c_str(), unavailable.c_str());
+      EngineRun skipped;
+      skipped.key = key;
+      skipped.name = key;
+      skipped.skipped = unavailable;
+      rounds[e].push_back(skipped);
     }
   }
   std::vector<EngineRun> runs;

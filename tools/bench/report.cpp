@@ -151,7 +151,10 @@ EngineRun combine_rounds(const std::vector<EngineRun>& rounds) {
   return out;
 }
 
-const std::vector<std::string>& phase_ids() {
+const std::vector<std::string>& phase_ids(const std::string& workload) {
+  static const std::vector<std::string> large = {"create", "update1", "update2", "read",
+                                                 "scan",   "gc",      "delete"};
+  if (workload == "large") return large;
   static const std::vector<std::string> ids = {"create",           "read",
                                                "update",           "scan_count",
                                                "scan_keys",        "scan_pairs",
@@ -169,6 +172,10 @@ std::string phase_title(const std::string& id) {
       {"create", "create"},
       {"read", "read"},
       {"update", "update"},
+      {"update1", "update 1"},
+      {"update2", "update 2"},
+      {"scan", "scan: all pairs"},
+      {"gc", "gc"},
       {"scan_count", "scan: count all"},
       {"scan_keys", "scan: 100 keys"},
       {"scan_pairs", "scan: 100 pairs"},
@@ -188,14 +195,28 @@ std::string phase_title(const std::string& id) {
   return it == titles.end() ? id : it->second;
 }
 
-std::string render_markdown(const RunConfig& config, const Machine& machine,
-                            const std::vector<EngineRun>& runs) {
-  std::ostringstream o;
+namespace {
+
+// Write amplification: bytes written to storage per byte of user data, or "-" without user data.
+std::string amplification(uint64_t written, uint64_t user) {
+  if (user == 0) return "-";
+  return format("%.2f", static_cast<double>(written) / static_cast<double>(user));
+}
+
+void render_header(std::ostringstream& o, const RunConfig& config, const Machine& machine) {
   const uint64_t batch_rows = config.batch_rows ? config.batch_rows : config.n;
-  o << "skv_bench: N = " << thousands(config.n) << ", " << config.clients << " clients, sync "
-    << (config.sync ? "on" : "off") << ", block cache " << mib(config.cache_bytes) << ", "
-    << thousands(batch_rows) << " rows per batch phase, " << config.scan_repeats
-    << " runs of each 100-row scan, " << config.count_repeats << " of the full count";
+  if (config.workload == "large") {
+    o << "skv_bench --workload large: N = " << thousands(config.n) << " rows of "
+      << thousands(config.value_size) << "-byte values, " << config.clients << " clients, sync "
+      << (config.sync ? "on" : "off") << ", block cache " << mib(config.cache_bytes)
+      << ", value log and blob files from " << thousands(config.value_threshold) << " bytes, "
+      << config.count_repeats << (config.count_repeats == 1 ? " full scan" : " full scans");
+  } else {
+    o << "skv_bench: N = " << thousands(config.n) << ", " << config.clients << " clients, sync "
+      << (config.sync ? "on" : "off") << ", block cache " << mib(config.cache_bytes) << ", "
+      << thousands(batch_rows) << " rows per batch phase, " << config.scan_repeats
+      << " runs of each 100-row scan, " << config.count_repeats << " of the full count";
+  }
   if (config.rounds > 1) {
     o << "; " << config.rounds
       << " rounds, engines interleaved, each figure from the round with the median ops/s";
@@ -203,13 +224,28 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
   o << ".\n";
   o << "Machine: " << machine.cpus << " CPUs (" << machine.cpu_model << "), "
     << mib(machine.memory_bytes) << ", " << machine.kernel << ".\n\n";
+}
 
+// The large workload's throughput is in rows (a scan visits N rows); the crud workload's in
+// operations.
+double throughput(const RunConfig& config, const PhaseResult& p) {
+  if (config.workload != "large") return ops_per_second(p);
+  return p.seconds > 0 ? static_cast<double>(p.rows) / p.seconds : 0;
+}
+
+void render_throughput(std::ostringstream& o, const RunConfig& config,
+                       const std::vector<EngineRun>& runs) {
   const EngineRun* skv = find_engine(runs, "skv");
   const EngineRun* rocks = find_engine(runs, "rocksdb");
-  const bool ratio = skv != nullptr && rocks != nullptr;
-
-  o << "Throughput in operations per second (an operation is one transaction: one row, or one "
-       "batch of 100 or 1,000 rows; for scans, one scan). Higher is better.\n\n";
+  const bool large = config.workload == "large";
+  const bool ratio = !large && skv != nullptr && rocks != nullptr;
+  if (large) {
+    o << "Throughput in rows per second (a row is one single-row transaction; a full scan "
+         "visits N rows). Higher is better.\n\n";
+  } else {
+    o << "Throughput in operations per second (an operation is one transaction: one row, or "
+         "one batch of 100 or 1,000 rows; for scans, one scan). Higher is better.\n\n";
+  }
   o << "| phase |";
   for (const EngineRun& r : runs) o << " " << r.name << " |";
   if (ratio) o << " skv / RocksDB |";
@@ -217,14 +253,15 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
   for (size_t i = 0; i < runs.size(); ++i) o << " ---: |";
   if (ratio) o << " ---: |";
   o << "\n";
-  for (const std::string& id : phase_ids()) {
+  for (const std::string& id : phase_ids(config.workload)) {
+    if (id == "gc") continue;  // one operation: its time is in the space table
     bool any = false;
     for (const EngineRun& r : runs) any = any || find_phase(r, id) != nullptr;
     if (!any) continue;
     o << "| " << phase_title(id) << " |";
     for (const EngineRun& r : runs) {
       const PhaseResult* p = find_phase(r, id);
-      o << " " << (p ? rate(ops_per_second(*p)) : "-") << " |";
+      o << " " << (p ? rate(throughput(config, *p)) : "-") << " |";
     }
     if (ratio) {
       const PhaseResult* a = find_phase(*skv, id);
@@ -237,14 +274,18 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
     }
     o << "\n";
   }
+}
 
+void render_latency(std::ostringstream& o, const RunConfig& config,
+                    const std::vector<EngineRun>& runs) {
   o << "\nLatency of one operation, p50 / p99 / max, in microseconds. Lower is better.\n\n";
   o << "| phase |";
   for (const EngineRun& r : runs) o << " " << r.name << " |";
   o << "\n| --- |";
   for (size_t i = 0; i < runs.size(); ++i) o << " ---: |";
   o << "\n";
-  for (const std::string& id : phase_ids()) {
+  for (const std::string& id : phase_ids(config.workload)) {
+    if (id == "gc") continue;
     bool any = false;
     for (const EngineRun& r : runs) any = any || find_phase(r, id) != nullptr;
     if (!any) continue;
@@ -260,7 +301,82 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
     }
     o << "\n";
   }
+}
 
+// The large workload: bytes written to storage per phase, write amplification, and space
+// amplification after the updates and after the gc step.
+void render_amplification(std::ostringstream& o, const RunConfig& config,
+                          const std::vector<EngineRun>& runs) {
+  o << "\nWrite amplification: bytes the engine's process wrote to storage (/proc/self/io "
+       "write_bytes, background threads included) per byte of keys and values written; in the "
+       "phase / from the open to the end of the phase. Lower is better.\n\n";
+  o << "| phase | user data written |";
+  for (const EngineRun& r : runs) o << " " << r.name << " |";
+  o << "\n| --- | ---: |";
+  for (size_t i = 0; i < runs.size(); ++i) o << " ---: |";
+  o << "\n";
+  for (const std::string& id : phase_ids(config.workload)) {
+    const PhaseResult* first = nullptr;
+    for (const EngineRun& r : runs) {
+      if (first == nullptr) first = find_phase(r, id);
+    }
+    if (first == nullptr) continue;
+    o << "| " << phase_title(id) << " | " << mib(first->user_bytes) << " |";
+    for (const EngineRun& r : runs) {
+      const PhaseResult* p = find_phase(r, id);
+      if (p) {
+        o << " " << amplification(p->disk_written, p->user_bytes) << " / "
+          << amplification(p->disk_written_total, p->user_bytes_total) << " |";
+      } else {
+        o << " - |";
+      }
+    }
+    o << "\n";
+  }
+
+  o << "\nBytes written to storage in each phase.\n\n";
+  o << "| phase |";
+  for (const EngineRun& r : runs) o << " " << r.name << " |";
+  o << "\n| --- |";
+  for (size_t i = 0; i < runs.size(); ++i) o << " ---: |";
+  o << "\n";
+  for (const std::string& id : phase_ids(config.workload)) {
+    bool any = false;
+    for (const EngineRun& r : runs) any = any || find_phase(r, id) != nullptr;
+    if (!any) continue;
+    o << "| " << phase_title(id) << " |";
+    for (const EngineRun& r : runs) {
+      const PhaseResult* p = find_phase(r, id);
+      o << " " << (p ? mib(p->disk_written) : "-") << " |";
+    }
+    o << "\n";
+  }
+
+  const uint64_t live = config.n * (kKeySize + config.value_size);
+  o << "\nSpace amplification: the database directory's size (sum of its files' sizes) over the "
+       "live user data (N keys and values, "
+    << mib(live)
+    << "), after the second update and after the gc step (a full compaction, and "
+       "the garbage collection of value logs and blob files). Lower is better.\n\n";
+  o << "| engine | size after update 2 | space amp. | gc time | size after gc | space amp. after "
+       "gc | size after delete |\n";
+  o << "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  const auto ratio = [live](uint64_t bytes) {
+    return format("%.2f", static_cast<double>(bytes) / static_cast<double>(live));
+  };
+  for (const EngineRun& r : runs) {
+    const PhaseResult* updated = find_phase(r, "update2");
+    const PhaseResult* gc = find_phase(r, "gc");
+    const PhaseResult* deleted = find_phase(r, "delete");
+    o << "| " << r.name << " | " << (updated ? mib(updated->files_after) : "-") << " | "
+      << (updated ? ratio(updated->files_after) : "-") << " | "
+      << (gc ? format("%.2f s", gc->seconds) : "-") << " | " << (gc ? mib(gc->files_after) : "-")
+      << " | " << (gc ? ratio(gc->files_after) : "-") << " | "
+      << (deleted ? mib(deleted->files_after) : "-") << " |\n";
+  }
+}
+
+void render_memory(std::ostringstream& o, const std::vector<EngineRun>& runs) {
   o << "\nMemory (resident set of the process that ran the engine, one process per engine) "
        "and disk.\n\n";
   o << "| engine | RSS after open | RSS after read (N rows) | RSS at rest (end) | at rest, trimmed "
@@ -276,18 +392,35 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
       << " | " << (created ? mib(created->disk_after) : "-") << " | "
       << (r.phases.empty() ? "-" : mib(r.phases.back().disk_after)) << " |\n";
   }
+}
+
+}  // namespace
+
+std::string render_markdown(const RunConfig& config, const Machine& machine,
+                            const std::vector<EngineRun>& all) {
+  std::ostringstream o;
+  render_header(o, config, machine);
+  std::vector<EngineRun> runs;
+  for (const EngineRun& r : all) {
+    if (r.skipped.empty()) runs.push_back(r);
+  }
+  render_throughput(o, config, runs);
+  render_latency(o, config, runs);
+  if (config.workload == "large") render_amplification(o, config, runs);
+  render_memory(o, runs);
 
   for (const EngineRun& r : runs) {
     if (!r.counters.empty()) o << "\n" << r.name << " counters at the end: " << r.counters << ".\n";
   }
 
   bool notes = false;
-  for (const EngineRun& r : runs) {
+  for (const EngineRun& r : all) {
     uint64_t misses = 0;
     for (const PhaseResult& p : r.phases) misses += p.misses;
-    if (r.error.empty() && misses == 0) continue;
+    if (r.error.empty() && r.skipped.empty() && misses == 0) continue;
     if (!notes) o << "\n";
     notes = true;
+    if (!r.skipped.empty()) o << "- " << r.key << " skipped: " << r.skipped << "\n";
     if (!r.error.empty()) o << "- " << r.name << " failed: " << r.error << "\n";
     for (const PhaseResult& p : r.phases) {
       if (p.misses) {
@@ -303,11 +436,13 @@ std::string render_json(const RunConfig& config, const Machine& machine,
                         const std::vector<EngineRun>& runs) {
   std::ostringstream o;
   const uint64_t batch_rows = config.batch_rows ? config.batch_rows : config.n;
-  o << "{\n  \"config\": {\"n\": " << config.n << ", \"clients\": " << config.clients
-    << ", \"rounds\": " << config.rounds << ", \"sync\": " << (config.sync ? "true" : "false")
+  o << "{\n  \"config\": {\"workload\": " << json_string(config.workload) << ", \"n\": " << config.n
+    << ", \"clients\": " << config.clients << ", \"rounds\": " << config.rounds
+    << ", \"sync\": " << (config.sync ? "true" : "false")
     << ", \"cache_bytes\": " << config.cache_bytes << ", \"batch_rows\": " << batch_rows
     << ", \"scan_repeats\": " << config.scan_repeats
-    << ", \"count_repeats\": " << config.count_repeats
+    << ", \"count_repeats\": " << config.count_repeats << ", \"value_size\": " << config.value_size
+    << ", \"value_threshold\": " << config.value_threshold
     << ", \"separate_processes\": " << (config.fork ? "true" : "false") << "},\n";
   o << "  \"machine\": {\"cpus\": " << machine.cpus
     << ", \"cpu_model\": " << json_string(machine.cpu_model)
@@ -319,6 +454,7 @@ std::string render_json(const RunConfig& config, const Machine& machine,
     o << (e ? "," : "") << "\n    {\"key\": " << json_string(r.key)
       << ", \"name\": " << json_string(r.name) << ", \"durability\": " << json_string(r.durability)
       << ", \"error\": " << (r.error.empty() ? "null" : json_string(r.error))
+      << ", \"skipped\": " << (r.skipped.empty() ? "null" : json_string(r.skipped))
       << ", \"counters\": " << json_string(r.counters)
       << ",\n     \"memory\": {\"rss_open\": " << r.rss_open << ", \"rss_rest\": " << r.rss_rest
       << ", \"rss_trimmed\": " << r.rss_trimmed << ", \"rss_peak\": " << r.rss_peak
@@ -332,7 +468,10 @@ std::string render_json(const RunConfig& config, const Machine& machine,
         << json_number(p.seconds > 0 ? static_cast<double>(p.rows) / p.seconds : 0)
         << ", \"p50_ns\": " << p.p50_ns << ", \"p99_ns\": " << p.p99_ns
         << ", \"max_ns\": " << p.max_ns << ", \"rss_after\": " << p.rss_after
-        << ", \"disk_after\": " << p.disk_after;
+        << ", \"disk_after\": " << p.disk_after << ", \"files_after\": " << p.files_after
+        << ", \"user_bytes\": " << p.user_bytes << ", \"disk_written\": " << p.disk_written
+        << ", \"user_bytes_total\": " << p.user_bytes_total
+        << ", \"disk_written_total\": " << p.disk_written_total;
       auto rates = r.round_rates.find(p.id);
       if (rates != r.round_rates.end()) {
         o << ", \"ops_per_second_rounds\": [";
@@ -350,7 +489,7 @@ std::string render_json(const RunConfig& config, const Machine& machine,
   const EngineRun* rocks = find_engine(runs, "rocksdb");
   bool first = true;
   if (skv && rocks) {
-    for (const std::string& id : phase_ids()) {
+    for (const std::string& id : phase_ids(config.workload)) {
       const PhaseResult* a = find_phase(*skv, id);
       const PhaseResult* b = find_phase(*rocks, id);
       if (!a || !b || ops_per_second(*b) <= 0) continue;

@@ -16,6 +16,7 @@
 namespace skv::bench {
 
 struct RunConfig {
+  std::string workload = "crud";  // "crud" or "large" (see workload_phases.h)
   uint64_t n = 200000;            // rows of the single-row phases
   int clients = 64;               // client threads
   int rounds = 1;                 // runs of every engine, interleaved; phases report the median
@@ -23,7 +24,9 @@ struct RunConfig {
   size_t cache_bytes = 64 << 20;  // block cache of skv, RocksDB and LevelDB
   uint64_t batch_rows = 0;        // rows per batch phase (0: n)
   uint64_t scan_repeats = 2000;   // runs of each 100-row scan
-  uint64_t count_repeats = 10;    // runs of the full count
+  uint64_t count_repeats = 10;    // runs of the full count (crud) or of the full scan (large)
+  size_t value_size = 8192;       // bytes of every value (large)
+  size_t value_threshold = 1024;  // smallest value for the value log and blob files
   double settle_seconds = 2;      // pause before the resting memory is read
   std::string dir = "/tmp/skv-bench";
   std::vector<std::string> engines = {"skv", "rocksdb", "lmdb", "leveldb", "sqlite"};
@@ -38,6 +41,7 @@ struct EngineRun {
   std::string name;        // display name ("RocksDB")
   std::string durability;  // what --sync means for it
   std::string error;       // empty if the run completed
+  std::string skipped;     // why the engine did not run (not in this build), or empty
   std::string counters;    // Engine::counters() at the end of the run
   std::vector<PhaseResult> phases;
   // With several rounds: each phase's ops/s in every round (phases hold the median round's).
@@ -61,8 +65,9 @@ Machine describe_machine();
 // are medians, and an error in any round is kept. REQUIRES: !rounds.empty().
 EngineRun combine_rounds(const std::vector<EngineRun>& rounds);
 
-// The ids of every phase, in the order they run, and their display names.
-const std::vector<std::string>& phase_ids();
+// The ids of every phase of a workload ("crud", "large"), in the order they run, and their
+// display names.
+const std::vector<std::string>& phase_ids(const std::string& workload);
 std::string phase_title(const std::string& id);
 
 std::string render_markdown(const RunConfig& config, const Machine& machine,

@@ -1,5 +1,8 @@
 // skv through its public API: one Tree shared by every client thread (a Tree is thread-safe, and
-// concurrent commits share WAL writes and syncs: group commit).
+// concurrent commits share WAL writes and syncs: group commit). The "skv-vlog" variant turns on
+// the value log for values of at least EngineConfig::value_threshold bytes; it runs once
+// skv::Options has the value-log options (enable_vlog, vlog_value_threshold), and is skipped
+// until then.
 
 #include <skv/skv.h>
 
@@ -20,23 +23,50 @@ T take(Result<T> r, const char* what) {
   return std::move(r).value();
 }
 
+// Sends values of at least `threshold` bytes to the value log. False, changing nothing, if this
+// build's Options has no value-log options yet.
+template <typename O>
+bool enable_value_log(O& options, size_t threshold) {
+  if constexpr (requires {
+                  options.enable_vlog = true;
+                  options.vlog_value_threshold = threshold;
+                }) {
+    options.enable_vlog = true;
+    options.vlog_value_threshold = threshold;
+    return true;
+  } else {
+    return false;
+  }
+}
+
 class SkvEngine final : public Engine {
  public:
-  std::string name() const override { return "skv"; }
+  explicit SkvEngine(bool value_log) : value_log_(value_log) {}
+
+  std::string name() const override { return value_log_ ? "skv (value log)" : "skv"; }
   std::string durability() const override {
     return "on: Durability::Immediate (the commit returns after the WAL fsync its group shares); "
            "off: Durability::Eventual (written to the WAL, not synced)";
   }
 
   void open(const EngineConfig& config) override {
-    tree_.emplace(take(
-        TreeBuilder()
-            .with_path(config.dir)
-            .with_block_cache_capacity(config.cache_bytes)
-            .with_default_durability(config.sync ? Durability::Immediate : Durability::Eventual)
-            .build(),
-        "open"));
+    TreeBuilder builder;
+    builder.with_path(config.dir)
+        .with_block_cache_capacity(config.cache_bytes)
+        .with_default_durability(config.sync ? Durability::Immediate : Durability::Eventual);
+    if (value_log_) {
+      Options options = builder.options();
+      if (!enable_value_log(options, config.value_threshold)) {
+        throw BenchError("skv-vlog: " + skv_value_log_unavailable());
+      }
+      builder.with_options(std::move(options));
+    }
+    tree_.emplace(take(builder.build(), "open"));
   }
+
+  // compact_all() rewrites every level into the last non-empty one, dropping overwritten and
+  // deleted versions.
+  void gc() override { check(tree_->compact_all(), "compact_all"); }
 
   std::string counters() const override {
     const TreeStats s = tree_->stats();
@@ -132,6 +162,7 @@ class SkvEngine final : public Engine {
     });
   }
 
+  const bool value_log_;
   std::optional<Tree> tree_;
   // Keeps the compiler from dropping the reads of scanned bytes.
   std::atomic<size_t> sink_{0};
@@ -139,6 +170,14 @@ class SkvEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_skv_engine() { return std::make_unique<SkvEngine>(); }
+std::unique_ptr<Engine> make_skv_engine(bool value_log) {
+  return std::make_unique<SkvEngine>(value_log);
+}
+
+std::string skv_value_log_unavailable() {
+  Options options;
+  if (enable_value_log(options, 1024)) return "";
+  return "this build's skv::Options has no value-log options (enable_vlog, vlog_value_threshold)";
+}
 
 }  // namespace skv::bench

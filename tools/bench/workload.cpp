@@ -23,10 +23,13 @@ std::string make_key(uint32_t index) {
 }
 
 void make_value(Rng& rng, uint32_t index, std::string& out) {
+  make_value_of_size(rng, index, rng.between(kMinValueSize, kMaxValueSize), out);
+}
+
+void make_value_of_size(Rng& rng, uint32_t index, size_t size, std::string& out) {
   // 64 symbols, so six random bits pick one.
   static constexpr char kAlphabet[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .";
-  const size_t size = rng.between(kMinValueSize, kMaxValueSize);
   out.clear();
   out.reserve(size);
   char head[160];

@@ -7,6 +7,7 @@
 #ifndef SKV_TOOLS_BENCH_WORKLOAD_H_
 #define SKV_TOOLS_BENCH_WORKLOAD_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,6 +19,7 @@ namespace skv::bench {
 // over the index as 4 big-endian bytes, then the index in decimal padded to 10 digits. Keys in
 // index order are therefore in random key order.
 std::string make_key(uint32_t index);
+constexpr size_t kKeySize = 26;
 
 // splitmix64: small, fast, and good enough to make values and lengths.
 class Rng {
@@ -43,6 +45,8 @@ constexpr size_t kMaxValueSize = 1011;
 // JSON-like document whose text fields are random alphanumerics, so it compresses about as
 // much as real records do (a little), written into `out`.
 void make_value(Rng& rng, uint32_t index, std::string& out);
+// The same kind of record, of exactly `size` bytes. REQUIRES: size >= 160.
+void make_value_of_size(Rng& rng, uint32_t index, size_t size, std::string& out);
 
 // What one measured phase did.
 struct PhaseResult {
@@ -56,6 +60,17 @@ struct PhaseResult {
   uint64_t max_ns = 0;
   uint64_t rss_after = 0;   // resident bytes right after the phase
   uint64_t disk_after = 0;  // bytes the engine's directory holds right after the phase
+  // Sum of the sizes of the files under the engine's directory right after the phase.
+  uint64_t files_after = 0;
+  // User data the phase wrote: bytes of keys and values put, of keys deleted (0 where not
+  // counted: the crud workload's phases).
+  uint64_t user_bytes = 0;
+  // Bytes the process caused to be written to storage during the phase (/proc/self/io
+  // write_bytes): the engine's foreground and background threads alike.
+  uint64_t disk_written = 0;
+  // The same two, from the opening of the database to the end of this phase.
+  uint64_t user_bytes_total = 0;
+  uint64_t disk_written_total = 0;
 };
 
 // One op of a phase: runs operation `index` on client `worker` and returns its latency in
