@@ -141,6 +141,11 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
 
   std::string bad_kind = good_entry;
   bad_kind[0] = 7;
+  // A value-log pointer is a valid kind in tables, never in a batch.
+  std::string pointer_kind = good_entry;
+  pointer_kind[0] = static_cast<char>(ValueKind::ValuePointer);
+  put_varint32(&pointer_kind, 3);
+  pointer_kind += "ptr";
   std::string empty_key;
   empty_key.push_back(static_cast<char>(ValueKind::Delete));
   put_varint32(&empty_key, 0);
@@ -158,6 +163,7 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
 
   const std::string cases[] = {
       make(1, 1, bad_kind),
+      make(1, 1, pointer_kind),
       make(1, 1, empty_key),
       make(1, 1, huge_key),
       make(1, 1, huge_value),

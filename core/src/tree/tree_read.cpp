@@ -18,6 +18,7 @@ void TreeImpl::install_view() {
   v->imms.reserve(imms_.size());
   for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) v->imms.push_back(it->mem);
   v->version = versions_->current();
+  v->vlog_cache = vlog_cache_;
   for (int level = 0; level < v->version->level_count(); ++level) {
     for (const auto& f : v->version->files(level)) {
       v->version_max_seq = std::max(v->version_max_seq, f->largest_seq);
@@ -46,17 +47,21 @@ Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string*
   Table::GetResult tr;
   bool in_tables = false;
   SKV_RETURN_IF_ERROR(v->version->get(key, snapshot, &tr, &in_tables));
-  if (in_tables && tr.kind == ValueKind::Value) {
+  if (!in_tables || tr.kind == ValueKind::Delete) return Status();
+  if (tr.kind == ValueKind::ValuePointer) {
+    SKV_RETURN_IF_ERROR(v->vlog_cache->read(key, tr.value, value, true));
+  } else {
     *value = std::move(tr.value);
-    *found = true;
   }
+  *found = true;
   return Status();
 }
 
 namespace {
 
 // Keeps the memtables and version of a ReadView alive for as long as the iterator lives (the
-// version keeps the table and block caches alive), and stops at the tree's close(): from then on
+// version keeps the table and block caches alive, the DBIterator's resolver the value log
+// cache), and stops at the tree's close(): from then on
 // every move leaves it invalid with status Closed, and nothing of the closed tree is read.
 class PinnedIterator final : public UserIterator {
  public:
@@ -114,8 +119,11 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snap
   TableReadOptions read_options;
   read_options.fill_cache = fill_cache;
   v->version->add_iterators(read_options, &children);
+  // A keys-only iterator never reads the value log: it gets no resolver at all.
+  std::shared_ptr<ValueResolver> resolver =
+      keys_only ? nullptr : v->vlog_cache->resolver(fill_cache);
   auto it = new_db_iterator(new_merging_iterator(std::move(children)), snapshot, std::move(lower),
-                            std::move(upper), keys_only);
+                            std::move(upper), keys_only, std::move(resolver));
   return std::unique_ptr<UserIterator>(std::make_unique<PinnedIterator>(v, std::move(it), closed_));
 }
 

@@ -7,8 +7,9 @@
 //   entry   := kind:u8 key_len:varint32 key timestamp:fixed64 [value_len:varint32 value]
 //
 // Every entry of a batch shares the batch's sequence number. The value is present only for
-// ValueKind::Value. Decoding checks every length against the remaining input and rejects unknown
-// kinds, empty keys and trailing bytes (Corruption).
+// ValueKind::Value. Decoding checks every length against the remaining input and rejects kinds
+// other than Delete and Value (ValuePointer included: values are inline in a batch, and only
+// tables hold value-log pointers), empty keys and trailing bytes (Corruption).
 //
 // Thread safety: a plain value; one thread at a time.
 
