@@ -163,8 +163,11 @@ TEST_CASE("malformed batches are corruption, never a crash", "[write_batch]") {
   std::string own_too_big = plain_entry;
   own_too_big[0] |= kOwnTimestamp;
   put_fixed64(&own_too_big, kMaxTimestamp + 1);
-  std::string pointer_kind = plain_entry;  // value pointers never travel in a batch
-  pointer_kind[0] = 2;
+  // A value-log pointer is a valid kind in tables, never in a batch.
+  std::string pointer_kind = plain_entry;
+  pointer_kind[0] = static_cast<char>(ValueKind::ValuePointer);
+  put_varint32(&pointer_kind, 3);
+  pointer_kind += "ptr";
 
   std::string bad_kind = good_entry;
   bad_kind[0] = 7;

@@ -79,7 +79,8 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       "skv_sim: %llu of %llu seeds passed (%llu steps each): %llu commits, %llu conflicts, "
       "%llu commit errors, %llu reads, %llu scans, %llu flushes, %llu compactions (deepest level "
       "%llu), %llu reopens, %llu crashes (%llu commits lost), %llu fault phases (%llu faults "
-      "injected, %llu read errors)\n",
+      "injected, %llu read errors), value logs (up to %llu files, up to %llu collections in one "
+      "open)\n",
       static_cast<unsigned long long>(passed), static_cast<unsigned long long>(args.seeds),
       static_cast<unsigned long long>(args.steps), static_cast<unsigned long long>(s.commits),
       static_cast<unsigned long long>(s.conflicts),
@@ -90,7 +91,8 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       static_cast<unsigned long long>(s.crashes), static_cast<unsigned long long>(s.lost_commits),
       static_cast<unsigned long long>(s.fault_phases),
       static_cast<unsigned long long>(s.faults_injected),
-      static_cast<unsigned long long>(s.read_errors));
+      static_cast<unsigned long long>(s.read_errors), static_cast<unsigned long long>(s.vlog_files),
+      static_cast<unsigned long long>(s.vlog_gc_runs));
 }
 
 SimResult run_seed(const Args& args, uint64_t seed) {

@@ -51,6 +51,19 @@ inline void Simulation::choose_options() {
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 29;
   o.compaction_step_bytes = (h & 1) ? ((h >> 8) % 61 + 4) << 10 : 0;
+  // Half the seeds separate values into value logs (from other bits of the same hash), with
+  // small files and a garbage ratio that makes background collection run often.
+  o.enable_vlog = ((h >> 20) & 1) != 0;
+  static const size_t kThresholds[] = {1, 64, 512, 2048};
+  static const double kRatios[] = {0.2, 0.5, 1.0};
+  o.vlog_value_threshold = kThresholds[(h >> 21) % 4];
+  o.vlog_max_file_size = ((h >> 24) % 61 + 4) << 10;
+  o.vlog_gc_ratio = kRatios[(h >> 32) % 3];
+  o.vlog_cache_capacity = (h >> 40) % 2 == 0 ? 0 : 64 << 10;
+  note("options: vlog %s, threshold %zu, vlog file %llu, gc ratio %.1f, value cache %zu",
+       o.enable_vlog ? "on" : "off", o.vlog_value_threshold,
+       static_cast<unsigned long long>(o.vlog_max_file_size), o.vlog_gc_ratio,
+       o.vlog_cache_capacity);
   note(
       "options: memtable %zu, imms %d, cache %zu, bloom %d, levels %d, l0 %d/%d, base %llu x%d, "
       "file %llu, step %llu, default %s",
@@ -113,6 +126,8 @@ inline void Simulation::step() {
         stats_.deepest_level = static_cast<uint64_t>(l);
       }
     }
+    stats_.vlog_files = std::max(stats_.vlog_files, st.vlog_files);
+    stats_.vlog_gc_runs = std::max(stats_.vlog_gc_runs, st.vlog_gc_runs);
   }
 }
 

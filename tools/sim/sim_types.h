@@ -39,6 +39,8 @@ struct SimStats {
   uint64_t faults_injected = 0;
   uint64_t read_errors = 0;    // reads that failed under injected read faults
   uint64_t deepest_level = 0;  // deepest level that held a table (a maximum, not a sum)
+  uint64_t vlog_files = 0;     // most value log files one tree held (a maximum)
+  uint64_t vlog_gc_runs = 0;   // most value log collections one open tree ran (a maximum)
 
   void add(const SimStats& o) {
     steps += o.steps;
@@ -56,6 +58,8 @@ struct SimStats {
     faults_injected += o.faults_injected;
     read_errors += o.read_errors;
     if (o.deepest_level > deepest_level) deepest_level = o.deepest_level;
+    if (o.vlog_files > vlog_files) vlog_files = o.vlog_files;
+    if (o.vlog_gc_runs > vlog_gc_runs) vlog_gc_runs = o.vlog_gc_runs;
   }
 };
 

@@ -128,6 +128,22 @@ struct Options {
   // a new database is created so; an existing one must agree on `enabled` (InvalidArgument
   // otherwise, before anything changes), and a different retention replaces the stored one.
   std::optional<Versioning> versioning;
+  // Key-value separation (docs/vlog.md). With it, a flush writes each value of at least
+  // vlog_value_threshold bytes to a value log file and the table keeps a small pointer to it, so
+  // compactions move pointers instead of values. Values already separated stay readable whatever
+  // this is set to later.
+  bool enable_vlog = false;
+  // Values of at least this many bytes are separated (1 to kMaxValueSize).
+  size_t vlog_value_threshold = 1024;
+  // A flush or garbage collection moves to a new value log file once the one it writes reaches
+  // about this size (at least 4 KiB; a single entry may take a file past it).
+  uint64_t vlog_max_file_size = 128ull * 1024 * 1024;
+  // A value log file is rewritten once this share of its entry bytes is garbage (no table points
+  // at them any more); in (0, 1]. 1 rewrites nothing: a file is only removed once it is all
+  // garbage.
+  double vlog_gc_ratio = 0.5;
+  // Hard capacity of the cache of values read from value logs, in bytes (0 disables it).
+  size_t vlog_cache_capacity = 8 * 1024 * 1024;
 
   // Durability of a commit whose transaction did not choose one.
   Durability default_durability = Durability::Eventual;

@@ -10,14 +10,16 @@
 // every commit acknowledged before a crash as durable is there after reopening. Only one Tree may
 // have a database open at a time, in any process: a second open fails with Code::Busy.
 //
-// Background work (flushing memtables, compacting levels) runs on the platform's Executor. If
-// writes come in faster than it can keep up, commits are slowed (write stalls) so memory stays
-// bounded. A background failure is sticky: later writes fail with its cause.
+// Background work (flushing memtables, compacting levels, collecting value log garbage) runs on
+// the platform's Executor. If writes come in faster than it can keep up, commits are slowed
+// (write stalls) so memory stays bounded. A background failure is sticky: later writes fail with
+// its cause.
 //
 // Lifetimes: transactions and iterators may outlive every Tree handle; once the tree is closed
 // they answer Closed (iterator.h), and none of them reads freed memory, also when other threads
 // close the tree while they run. close() waits for commits in flight, background work and a
-// compact_all() running on another thread (which stops at its next step).
+// compact_all() or collect_vlog_garbage() running on another thread (which stops at its next
+// step).
 //
 // Thread safety: a Tree may be used from many threads at once.
 
@@ -56,6 +58,13 @@ struct TreeStats {
   uint64_t commits = 0;            // commits written to the WAL since open
   uint64_t commit_groups = 0;      // WAL writes that carried them (group commit: <= commits)
   uint64_t wal_syncs = 0;          // WAL syncs issued for Immediate commits
+  // The value log (docs/vlog.md), as the current version records it.
+  uint64_t vlog_files = 0;           // value log files the tree points into
+  uint64_t vlog_bytes = 0;           // their size
+  uint64_t vlog_garbage_bytes = 0;   // entry bytes in them no table points at any more
+  uint64_t vlog_gc_runs = 0;         // garbage collection jobs completed since open
+  uint64_t vlog_gc_bytes_moved = 0;  // value log bytes they rewrote
+  uint64_t vlog_cache_usage = 0;     // bytes held by the value cache
 };
 
 class Tree {
@@ -89,6 +98,19 @@ class Tree {
   // Runs in steps of a few MiB of input; a close() on another thread stops it at the next step
   // (its partial outputs are removed) and it returns Closed.
   Status compact_all() const;
+
+  // Collects value log garbage now, on the caller's thread (background work does the same
+  // between compactions). Rewrites, one table at a time, every value log file whose garbage
+  // share (entry bytes no table of the current version points at, over all its entry bytes)
+  // reaches Options::vlog_gc_ratio, until no file does: each table that points into such a file
+  // is compacted in place and the values it still needs are copied to a new value log file.
+  // Then removes every value log file that no version in use points into; a file an open
+  // iterator (or a snapshot's iterator) still reads stays until that iterator is gone and the
+  // next flush, compaction or collect_vlog_garbage() runs. Versions kept for open snapshots are
+  // kept, and their values moved. OK when done (also when there is nothing to do or the value
+  // log was never used); Closed if close() on another thread stops it (at its next step); the
+  // background error if background work failed.
+  Status collect_vlog_garbage() const;
 
   TreeStats stats() const;
   // The options the tree was opened with.
@@ -136,6 +158,14 @@ class TreeBuilder {
   // keeps the versions of the last `retention_ns` nanoseconds (0: for ever). Stored in the
   // database when it is created; see Options::versioning for opening an existing one.
   TreeBuilder& with_versioning(bool enabled, uint64_t retention_ns);
+  // Key-value separation (docs/vlog.md; the fields of Options say what each one means). Off by
+  // default. build() checks them: a threshold outside [1 byte, kMaxValueSize], a file size
+  // below 4 KiB, or a garbage ratio outside (0, 1] is InvalidArgument naming the option.
+  TreeBuilder& with_enable_vlog(bool enable);
+  TreeBuilder& with_vlog_value_threshold(size_t bytes);
+  TreeBuilder& with_vlog_max_file_size(uint64_t bytes);
+  TreeBuilder& with_vlog_gc_ratio(double ratio);
+  TreeBuilder& with_vlog_cache_capacity(size_t bytes);
   TreeBuilder& with_options(Options options);
 
   const Options& options() const { return options_; }

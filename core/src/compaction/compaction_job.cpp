@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "compaction/vlog_output.h"
 #include "format/file_names.h"
 #include "format/internal_key.h"
 #include "iterator/merging_iterator.h"
 #include "sstable/table_builder.h"
+#include "util/coding.h"
 #include "util/status_macros.h"
 #include "version/level_iterator.h"
+#include "vlog/value_pointer.h"
 
 namespace skv {
 namespace {
@@ -53,11 +57,16 @@ class DeeperLevels {
   std::vector<size_t> pos_;
 };
 
-// The outputs being written; removes every one of them unless commit() was called.
+// The outputs being written, tables and value logs; removes every one of them unless commit()
+// was called.
 class OutputSet {
  public:
-  OutputSet(const JobContext& ctx, SortedRunOutput* out)
-      : ctx_(ctx), out_(out), table_options_(table_options_from(*ctx.options)) {}
+  OutputSet(const JobContext& ctx, SortedRunOutput* out, const VlogPolicy& policy)
+      : ctx_(ctx),
+        out_(out),
+        table_options_(table_options_from(*ctx.options)),
+        policy_(policy),
+        vlog_(ctx.storage, ctx.new_file_number, ctx.options->vlog_max_file_size) {}
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;
   ~OutputSet() {
@@ -79,19 +88,26 @@ class OutputSet {
       SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> writer,
                            ctx_.storage->objects().create(table_file_name(meta_.number)));
       builder_ = std::make_unique<TableBuilder>(table_options_, std::move(writer), meta_.number);
-      meta_.smallest.assign(ikey.data(), ikey.size());
       meta_.smallest_seq = parsed.sequence;
       meta_.largest_seq = parsed.sequence;
+      refs_.clear();
     }
-    SKV_RETURN_IF_ERROR(builder_->add(ikey, value));
-    meta_.largest.assign(ikey.data(), ikey.size());
+    std::string_view stored_key = ikey;
+    std::string_view stored_value = value;
+    SKV_RETURN_IF_ERROR(place_value(ikey, parsed, &stored_key, &stored_value));
+    SKV_RETURN_IF_ERROR(builder_->add(stored_key, stored_value));
+    if (meta_.smallest.empty()) meta_.smallest.assign(stored_key.data(), stored_key.size());
+    meta_.largest.assign(stored_key.data(), stored_key.size());
     meta_.smallest_seq = std::min(meta_.smallest_seq, parsed.sequence);
     meta_.largest_seq = std::max(meta_.largest_seq, parsed.sequence);
     return Status::OK();
   }
 
-  // Finishes the table being built (durable) and records it.
+  // Finishes the table being built (durable) and records it. The value log entries it points at
+  // are made durable first.
   Status finish_current() {
+    SKV_RETURN_IF_ERROR(vlog_.sync());
+    for (const auto& [number, bytes] : refs_) meta_.vlog_refs.push_back(VlogRef{number, bytes});
     SKV_RETURN_IF_ERROR(builder_->finish());
     meta_.file_size = builder_->file_size();
     meta_.num_entries = builder_->num_entries();
@@ -103,17 +119,66 @@ class OutputSet {
 
   // Makes the directory entries durable and keeps the outputs.
   Status commit() {
+    SKV_RETURN_IF_ERROR(vlog_.finish(&out_->vlog_files));
+    out_->vlog_bytes_moved = moved_;
     if (!out_->files.empty()) SKV_RETURN_IF_ERROR(ctx_.storage->sync_dir());
     committed_ = true;
     return Status::OK();
   }
 
  private:
+  // Decides what the table stores for one entry: the entry as it is, or (for a value the policy
+  // separates or relocates) the key with kind ValuePointer and a new pointer. Counts the value
+  // log bytes the table points at.
+  Status place_value(std::string_view ikey, const ParsedInternalKey& parsed,
+                     std::string_view* stored_key, std::string_view* stored_value) {
+    vlog::ValuePointer p;
+    if (parsed.kind == ValueKind::Value) {
+      if (policy_.separate_threshold == 0 || stored_value->size() < policy_.separate_threshold) {
+        return Status::OK();
+      }
+      SKV_ASSIGN_OR_RETURN(p, vlog_.add(parsed.user_key, *stored_value));
+      key_buf_.assign(ikey.data(), ikey.size());
+      encode_fixed64(key_buf_.data() + parsed.user_key.size(),
+                     pack_trailer(parsed.sequence, ValueKind::ValuePointer));
+      *stored_key = key_buf_;
+    } else if (parsed.kind == ValueKind::ValuePointer) {
+      Result<vlog::ValuePointer> decoded = vlog::decode_value_pointer(*stored_value);
+      if (!decoded.ok()) {
+        return Status::corruption("compaction input: value pointer of key \"" +
+                                  std::string(parsed.user_key) +
+                                  "\": " + decoded.status().message());
+      }
+      p = *decoded;
+      if (!std::binary_search(policy_.relocate.begin(), policy_.relocate.end(), p.file_number)) {
+        refs_[p.file_number] += p.size;
+        return Status::OK();
+      }
+      SKV_ASSIGN_OR_RETURN(std::shared_ptr<const vlog::VlogReader> reader,
+                           ctx_.vlog_cache->reader(p.file_number));
+      SKV_RETURN_IF_ERROR(reader->get(p, parsed.user_key, &value_buf_));
+      moved_ += p.size;
+      SKV_ASSIGN_OR_RETURN(p, vlog_.add(parsed.user_key, value_buf_));
+    } else {
+      return Status::OK();
+    }
+    refs_[p.file_number] += p.size;
+    pointer_buf_.clear();
+    vlog::encode_value_pointer(p, &pointer_buf_);
+    *stored_value = pointer_buf_;
+    return Status::OK();
+  }
+
   const JobContext& ctx_;
   SortedRunOutput* const out_;
   const TableOptions table_options_;
+  const VlogPolicy policy_;
+  VlogOutput vlog_;  // before builder_: a table being abandoned goes first
   std::unique_ptr<TableBuilder> builder_;
   FileMetaData meta_;
+  std::map<uint64_t, uint64_t> refs_;  // value log bytes the table being built points at
+  std::string key_buf_, pointer_buf_, value_buf_;
+  uint64_t moved_ = 0;
   bool committed_ = false;
 };
 
@@ -136,13 +201,14 @@ namespace {
 class SortedRunWriter {
  public:
   SortedRunWriter(InternalIterator* input, JobContext ctx, const Version* version,
-                  int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out)
+                  int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out,
+                  const VlogPolicy& policy)
       : input_(input),
         ctx_(std::move(ctx)),
         deeper_(version, first_deeper_level),
         target_file_size_(target_file_size),
         out_(out),
-        outputs_(ctx_, out) {
+        outputs_(ctx_, out, policy) {
     *out_ = SortedRunOutput();
     snapshots_ = ctx_.snapshots;
     std::sort(snapshots_.begin(), snapshots_.end());
@@ -280,7 +346,17 @@ void record_compaction(const Compaction& c, const SortedRunOutput& out, VersionE
   for (const auto& f : c.inputs) edit->delete_file(c.level, f->number);
   for (const auto& f : c.output_inputs) edit->delete_file(c.output_level, f->number);
   for (const auto& f : out.files) edit->add_file(c.output_level, f);
-  if (!c.inputs.empty()) edit->set_compact_pointer(c.level, c.largest_input_key());
+  for (const auto& v : out.vlog_files) edit->add_vlog_file(v);
+  // A relocation rewrites one table in place: the level's round robin stays where it was.
+  if (!c.inputs.empty() && c.relocate_vlogs.empty()) {
+    edit->set_compact_pointer(c.level, c.largest_input_key());
+  }
+}
+
+VlogPolicy compaction_policy(const Compaction& c) {
+  VlogPolicy policy;
+  policy.relocate = c.relocate_vlogs;
+  return policy;
 }
 
 void record_trivial_move(const Compaction& c, VersionEdit* edit, SortedRunOutput* out) {
@@ -294,8 +370,9 @@ void record_trivial_move(const Compaction& c, VersionEdit* edit, SortedRunOutput
 }  // namespace
 
 Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Version* version,
-                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out) {
-  SortedRunWriter writer(input, ctx, version, first_deeper_level, target_file_size, out);
+                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out,
+                        const VlogPolicy& policy) {
+  SortedRunWriter writer(input, ctx, version, first_deeper_level, target_file_size, out, policy);
   bool done = false;
   return writer.step(0, &done);
 }
@@ -310,8 +387,8 @@ Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* e
     return Status::OK();
   }
   std::unique_ptr<InternalIterator> merged = compaction_input(c, ctx);
-  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.output_level + 1,
-                                       ctx.options->target_file_size, out));
+  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.first_deeper_level(),
+                                       ctx.options->target_file_size, out, compaction_policy(c)));
   record_compaction(c, *out, edit);
   return Status::OK();
 }
@@ -329,9 +406,9 @@ CompactionJob::CompactionJob(std::unique_ptr<Compaction> c, const JobContext& ct
   rep_->c = std::move(c);
   if (!rep_->c->is_trivial_move()) {
     rep_->input = compaction_input(*rep_->c, ctx);
-    rep_->writer = std::make_unique<SortedRunWriter>(rep_->input.get(), ctx, rep_->c->version.get(),
-                                                     rep_->c->output_level + 1,
-                                                     ctx.options->target_file_size, &rep_->out);
+    rep_->writer = std::make_unique<SortedRunWriter>(
+        rep_->input.get(), ctx, rep_->c->version.get(), rep_->c->first_deeper_level(),
+        ctx.options->target_file_size, &rep_->out, compaction_policy(*rep_->c));
   }
 }
 
@@ -357,12 +434,16 @@ VersionEdit* CompactionJob::edit() { return &rep_->edit; }
 const SortedRunOutput& CompactionJob::output() const { return rep_->out; }
 
 Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx,
-                          const Version* version, FileMetaData* out) {
+                          const Version* version, FileMetaData* out,
+                          std::vector<VlogFileMeta>* vlog_files) {
   *out = FileMetaData();
+  VlogPolicy policy;
+  if (ctx.options->enable_vlog) policy.separate_threshold = ctx.options->vlog_value_threshold;
   SortedRunOutput run;
-  SKV_RETURN_IF_ERROR(
-      write_sorted_run(memtable_iter, ctx, version, 0, std::numeric_limits<uint64_t>::max(), &run));
+  SKV_RETURN_IF_ERROR(write_sorted_run(memtable_iter, ctx, version, 0,
+                                       std::numeric_limits<uint64_t>::max(), &run, policy));
   if (!run.files.empty()) *out = std::move(run.files.front());
+  if (vlog_files != nullptr) *vlog_files = std::move(run.vlog_files);
   return Status::OK();
 }
 

@@ -19,10 +19,21 @@
 // the key with an earlier timestamp may sit in a newer table or arrive later (set_at), and only
 // the tombstone keeps it hidden as of the times after the tombstone.
 //
-// Durability. Every output is finished (durable) and then Storage::sync_dir() runs, before the
-// function returns: the caller logs the edit naming the outputs only afterwards, so the manifest
-// never names a file whose directory entry could vanish. On any error the partial and finished
-// outputs are removed and the error is returned; nothing is left for the caller to clean up.
+// Values (docs/vlog.md). A flush with Options::enable_vlog writes every inline value of at least
+// vlog_value_threshold bytes to a new value log (VlogOutput) and the table gets a ValuePointer
+// entry instead. A compaction copies pointers as they are, except pointers into the value logs
+// it relocates (Compaction::relocate_vlogs, garbage collection): their entries are read and
+// appended to the job's own new value log, and the table gets the new pointer. Each output table
+// records the value log bytes it points at (FileMetaData::vlog_refs), and the job's value logs
+// go into its edit beside the tables. Which entries survive is decided as before; only the
+// surviving ones are written or moved.
+//
+// Durability. A value log file's name is synced when it is created, and its entries are synced
+// before a table that points at them is finished. Every output is finished (durable) and then
+// Storage::sync_dir() runs, before the function returns: the caller logs the edit naming the
+// outputs only afterwards, so the manifest never names a file whose directory entry could vanish.
+// On any error the partial and finished outputs are removed and the error is returned; nothing is
+// left for the caller to clean up.
 //
 // Thread safety: a job reads only immutable inputs (a Version, a frozen memtable) and writes new
 // files, so it runs WITHOUT the tree's mutex. Picking and log_and_apply happen under it. Output
@@ -49,21 +60,33 @@
 #include "version/table_cache.h"
 #include "version/version.h"
 #include "version/version_edit.h"
+#include "version/vlog_cache.h"
 
 namespace skv {
 
 struct JobContext {
   Storage* storage = nullptr;
-  const Options* options = nullptr;   // table format and target_file_size
+  const Options* options = nullptr;   // table format, target_file_size and the vlog_* options
   TableCache* table_cache = nullptr;  // opens compaction inputs (unused by flushes)
+  VlogCache* vlog_cache = nullptr;    // reads the values a compaction relocates
   std::function<Result<uint64_t>()> new_file_number;
   std::vector<SequenceNumber> snapshots;  // live snapshots, ascending (duplicates allowed)
   // Set for a versioned tree: versions with a timestamp above it are all kept (0: every one).
   std::optional<uint64_t> retention_cutoff;
 };
 
+// What a job does with values besides copying them (see "Values" above).
+struct VlogPolicy {
+  // Inline values of at least this many bytes go to a value log (0: none do).
+  size_t separate_threshold = 0;
+  // Pointers into these value logs (ascending) get their entries copied to a new value log.
+  std::vector<uint64_t> relocate;
+};
+
 struct SortedRunOutput {
-  std::vector<FileMetaData> files;  // in key order, each non-empty, never sharing a user key
+  std::vector<FileMetaData> files;       // in key order, each non-empty, never sharing a user key
+  std::vector<VlogFileMeta> vlog_files;  // value logs written, each pointed into by `files`
+  uint64_t vlog_bytes_moved = 0;         // entry bytes copied out of relocated value logs
   uint64_t entries_read = 0;
   uint64_t entries_dropped = 0;
   uint64_t bytes_written = 0;
@@ -75,10 +98,13 @@ TableOptions table_options_from(const Options& options);
 // Writes every entry of `input` (from seek_first to the end) that survives garbage collection
 // into new tables, starting a new table at the first user-key boundary after a table reaches
 // `target_file_size` bytes. "Deeper levels" for tombstone dropping are levels first_deeper_level
-// and below of `version` (a null `version` has none). Returns the input's error if it fails, and
-// Corruption for a malformed internal key. Empty output (everything dropped) is OK with no files.
+// and below of `version` (a null `version` has none). Values are separated or relocated as
+// `policy` says. Returns the input's error if it fails, Corruption for a malformed internal key
+// or value pointer, and the value log's errors for a value it relocates. Empty output
+// (everything dropped) is OK with no files.
 Status write_sorted_run(InternalIterator* input, const JobContext& ctx, const Version* version,
-                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out);
+                        int first_deeper_level, uint64_t target_file_size, SortedRunOutput* out,
+                        const VlogPolicy& policy = {});
 
 // Runs compaction `c`: merges its inputs, writes the outputs into c.output_level and fills `edit`
 // with the change (inputs deleted, outputs added, the level's compact pointer advanced) for the
@@ -116,10 +142,12 @@ class CompactionJob {
 
 // Flushes a frozen memtable (its iterator) into one L0 table. `version` is the current Version
 // when the flush starts (every level of it counts as deeper, for tombstone dropping); the tree
-// flushes one memtable at a time, oldest first. On OK, *out describes the table, or has
+// flushes one memtable at a time, oldest first. With Options::enable_vlog, large values go to
+// value logs, which `vlog_files` (optional) receives. On OK, *out describes the table, or has
 // number == 0 and num_entries == 0 if nothing survived (then no file exists).
 Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx,
-                          const Version* version, FileMetaData* out);
+                          const Version* version, FileMetaData* out,
+                          std::vector<VlogFileMeta>* vlog_files = nullptr);
 
 }  // namespace skv
 

@@ -36,8 +36,10 @@ std::unique_ptr<Compaction> whole_level(std::shared_ptr<const Version> v, int le
 }  // namespace
 
 bool Compaction::is_trivial_move() const {
-  return !manual && inputs.size() == 1 && output_inputs.empty();
+  return !manual && relocate_vlogs.empty() && inputs.size() == 1 && output_inputs.empty();
 }
+
+int Compaction::first_deeper_level() const { return output_level == 0 ? 0 : output_level + 1; }
 
 std::string_view Compaction::smallest_user_key() const {
   std::string_view lo;
@@ -162,6 +164,46 @@ std::unique_ptr<Compaction> pick_manual_all(const VersionSet& vset, int start_le
   // Everything is in the deepest level now: rewrite it once so garbage collection runs there.
   if (start_level <= deepest) return whole_level(std::move(v), deepest, true);
   return nullptr;
+}
+
+}  // namespace skv
+
+namespace skv {
+
+std::vector<uint64_t> vlogs_over_ratio(const Version& v, double ratio) {
+  std::vector<uint64_t> out;
+  for (const auto& u : v.vlog_files()) {
+    if (u.garbage_share() >= ratio) out.push_back(u.meta.number);
+  }
+  return out;
+}
+
+bool needs_vlog_gc(const VersionSet& vset) {
+  return !vlogs_over_ratio(*vset.current(), vset.options().vlog_gc_ratio).empty();
+}
+
+std::unique_ptr<Compaction> pick_vlog_gc(const VersionSet& vset) {
+  std::shared_ptr<const Version> v = vset.current();
+  std::vector<uint64_t> targets = vlogs_over_ratio(*v, vset.options().vlog_gc_ratio);
+  if (targets.empty()) return nullptr;
+  auto points_into_target = [&](const FileMetaData& f) {
+    return std::any_of(f.vlog_refs.begin(), f.vlog_refs.end(), [&](const VlogRef& r) {
+      return std::binary_search(targets.begin(), targets.end(), r.vlog_number);
+    });
+  };
+  for (int level = 0; level < v->level_count(); ++level) {
+    for (const auto& f : v->files(level)) {
+      if (!points_into_target(*f)) continue;
+      auto c = std::make_unique<Compaction>();
+      c->level = level;
+      c->output_level = level;
+      c->version = v;
+      c->inputs.push_back(f);
+      c->relocate_vlogs = std::move(targets);
+      return c;
+    }
+  }
+  return nullptr;  // unreachable: a live value log is pointed into (Version checks it)
 }
 
 }  // namespace skv

@@ -9,6 +9,11 @@
 //     Ln+1 files overlapping it.
 // Because no user key spans two files of a level, no further widening is needed.
 //
+// Value log garbage collection (docs/vlog.md) is a compaction too, picked when no level needs
+// one: a relocation rewrites one table that points into a value log whose garbage share reached
+// Options::vlog_gc_ratio, in place (output_level == level), moving the values it still needs
+// out of every such value log.
+//
 // Thread safety: call under the tree's mutex (it reads the VersionSet). The Compaction returned
 // is a plain value that holds its input Version, so the job may run without the mutex. The tree
 // runs at most one compaction at a time.
@@ -36,10 +41,17 @@ struct Compaction {
   std::vector<FileMetaPtr> output_inputs;  // files of output_level overlapping the inputs
   double score = 0;                        // the score that triggered it; 0 when manual
   bool manual = false;                     // from pick_manual_all: never a trivial move
+  // Garbage collection: the value logs (ascending) whose entries the outputs' pointers move out
+  // of. Empty for an ordinary compaction.
+  std::vector<uint64_t> relocate_vlogs;
 
   // True if the compaction can be done by moving its single input file one level down without
-  // rewriting it: one input, nothing overlapping in output_level, not manual.
+  // rewriting it: one input, nothing overlapping in output_level, not manual, not a relocation.
   bool is_trivial_move() const;
+  // The first level whose files count as "deeper" when tombstones are dropped: output_level + 1,
+  // except for an in-place rewrite of an L0 table, where the other L0 tables (older ones among
+  // them) count too, so it is 0.
+  int first_deeper_level() const;
   // The smallest and largest user keys over every input (inputs and output_inputs).
   std::string_view smallest_user_key() const;
   std::string_view largest_user_key() const;
@@ -67,6 +79,18 @@ std::unique_ptr<Compaction> pick_compaction(const VersionSet& vset);
 //   int start = 0;
 //   while (auto c = pick_manual_all(vset, start)) { run, log_and_apply; start = c->level + 1; }
 std::unique_ptr<Compaction> pick_manual_all(const VersionSet& vset, int start_level);
+
+// The live value logs of `v` whose garbage share (VlogUsage::garbage_share) is at least `ratio`,
+// by ascending number.
+std::vector<uint64_t> vlogs_over_ratio(const Version& v, double ratio);
+
+// True if some value log of vset.current() passes Options::vlog_gc_ratio.
+bool needs_vlog_gc(const VersionSet& vset);
+
+// The next garbage collection step: the first table (L0 first, then each level in key order)
+// that points into a value log passing Options::vlog_gc_ratio, rewritten in place, with every
+// passing value log to relocate. Null when no value log passes.
+std::unique_ptr<Compaction> pick_vlog_gc(const VersionSet& vset);
 
 }  // namespace skv
 

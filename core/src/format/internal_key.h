@@ -31,12 +31,16 @@ constexpr size_t kInternalKeySuffix = 16;  // trailer + timestamp
 enum class ValueKind : uint8_t {
   Delete = 0,  // a tombstone: the key has no value as of this sequence number
   Value = 1,   // a value stored inline
-  // 2 is reserved for a value-log pointer.
+  // The value lives in a value log; the entry's value is its encoded pointer (vlog/
+  // value_pointer.h). Only tables hold these: flushes write them, the WAL and memtables never do.
+  ValuePointer = 2,
 };
 // The largest kind; a seek key built with it sorts before every entry of the same sequence.
-constexpr ValueKind kValueKindForSeek = ValueKind::Value;
+constexpr ValueKind kValueKindForSeek = ValueKind::ValuePointer;
 
-inline bool is_valid_kind(uint8_t k) { return k <= static_cast<uint8_t>(ValueKind::Value); }
+inline bool is_valid_kind(uint8_t k) { return k <= static_cast<uint8_t>(ValueKind::ValuePointer); }
+// True for the kinds that give a key a value (inline or in a value log).
+inline bool has_value(ValueKind k) { return k != ValueKind::Delete; }
 
 inline uint64_t pack_trailer(SequenceNumber seq, ValueKind kind) {
   return (seq << 8) | static_cast<uint8_t>(kind);

@@ -6,12 +6,13 @@ namespace {
 class DBIterator final : public UserIterator {
  public:
   DBIterator(std::unique_ptr<InternalIterator> input, SequenceNumber snapshot, std::string lower,
-             std::string upper, bool keys_only)
+             std::string upper, bool keys_only, std::shared_ptr<ValueResolver> resolver)
       : iter_(std::move(input)),
         snapshot_(snapshot),
         lower_(std::move(lower)),
         upper_(std::move(upper)),
-        keys_only_(keys_only) {}
+        keys_only_(keys_only),
+        resolver_(std::move(resolver)) {}
 
   bool valid() const override { return valid_; }
 
@@ -90,7 +91,8 @@ class DBIterator final : public UserIterator {
   }
   std::string_view value() const override {
     if (keys_only_) return {};
-    return direction_ == Direction::Forward ? iter_->value() : std::string_view(saved_value_);
+    if (direction_ == Direction::Backward) return saved_value_;
+    return resolved_ ? std::string_view(resolved_value_) : iter_->value();
   }
   uint64_t timestamp() const override {
     return direction_ == Direction::Forward ? extract_timestamp(iter_->key()) : saved_timestamp_;
@@ -108,6 +110,18 @@ class DBIterator final : public UserIterator {
     if (!s.ok()) status_ = std::move(s);
   }
 
+  // Reads the value a ValuePointer entry points at into *out. False (and the iterator stopped
+  // with the error) if it cannot be read.
+  bool resolve(std::string_view user_key, std::string_view pointer, std::string* out) {
+    Status s = resolver_ == nullptr
+                   ? Status::corruption("a value log pointer where no value log is read")
+                   : resolver_->resolve(user_key, pointer, out);
+    if (s.ok()) return true;
+    status_ = std::move(s);
+    valid_ = false;
+    return false;
+  }
+
   bool parse(ParsedInternalKey* out) {
     if (parse_internal_key(iter_->key(), out)) return true;
     status_ = Status::corruption("malformed internal key in iterator input");
@@ -118,6 +132,7 @@ class DBIterator final : public UserIterator {
   // Moves forward to the first visible, live entry. With `skipping`, entries of saved_key_
   // are passed over.
   void find_next_user_entry(bool skipping) {
+    resolved_ = false;
     while (iter_->valid()) {
       ParsedInternalKey ik;
       if (!parse(&ik)) return;
@@ -131,6 +146,9 @@ class DBIterator final : public UserIterator {
             skipping = true;
           } else {
             valid_ = true;
+            if (ik.kind == ValueKind::ValuePointer && !keys_only_) {
+              resolved_ = resolve(ik.user_key, iter_->value(), &resolved_value_);
+            }
             return;
           }
         }
@@ -145,6 +163,7 @@ class DBIterator final : public UserIterator {
   // saved_key_/saved_value_ and the input positioned before that key's entries.
   void find_prev_user_entry() {
     ValueKind kind = ValueKind::Delete;
+    resolved_ = false;
     while (iter_->valid()) {
       ParsedInternalKey ik;
       if (!parse(&ik)) return;
@@ -177,6 +196,10 @@ class DBIterator final : public UserIterator {
       if (!iter_->valid() && !iter_->status().ok()) {
         valid_ = false;
         check_input_status();
+      } else if (kind == ValueKind::ValuePointer && !keys_only_) {
+        // saved_value_ holds the pointer; only the version shown is read from the value log.
+        std::string pointer = std::move(saved_value_);
+        (void)resolve(saved_key_, pointer, &saved_value_);
       }
     }
   }
@@ -192,15 +215,20 @@ class DBIterator final : public UserIterator {
   std::string saved_value_;
   uint64_t saved_timestamp_ = 0;
   Status status_;
+  const std::shared_ptr<ValueResolver> resolver_;
+  // Going forward, on a ValuePointer entry: its value, read from the value log.
+  bool resolved_ = false;
+  std::string resolved_value_;
 };
 
 }  // namespace
 
 std::unique_ptr<UserIterator> new_db_iterator(std::unique_ptr<InternalIterator> input,
                                               SequenceNumber snapshot, std::string lower,
-                                              std::string upper, bool keys_only) {
+                                              std::string upper, bool keys_only,
+                                              std::shared_ptr<ValueResolver> resolver) {
   return std::make_unique<DBIterator>(std::move(input), snapshot, std::move(lower),
-                                      std::move(upper), keys_only);
+                                      std::move(upper), keys_only, std::move(resolver));
 }
 
 }  // namespace skv

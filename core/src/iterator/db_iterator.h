@@ -4,7 +4,10 @@
 // Restricted to user keys in [lower, upper) (an empty bound is unbounded).
 //
 // Going forward the iterator reads keys and values in place; going backward it copies the
-// current key and value (unless keys_only), because the input must move past them.
+// current key and value (unless keys_only), because the input must move past them. An entry of
+// kind ValuePointer holds a pointer into a value log: the iterator reads its value through the
+// ValueResolver when it stops on the entry, unless keys_only (then it never reads a value). A
+// failed read stops the iterator with the error in status().
 //
 // Thread safety: one thread at a time.
 
@@ -13,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
@@ -20,9 +24,23 @@
 
 namespace skv {
 
+// Reads the values that live in a value log (docs/vlog.md) for the iterators that meet them.
+// Thread safety: resolve() may be called from many threads at once.
+class ValueResolver {
+ public:
+  virtual ~ValueResolver() = default;
+  // Sets *value to the value `pointer` (the stored value of a ValuePointer entry) points at,
+  // stored under `user_key`. Corruption or I/O errors naming the file and offset.
+  virtual Status resolve(std::string_view user_key, std::string_view pointer,
+                         std::string* value) = 0;
+};
+
+// `resolver` may be null when the input holds no ValuePointer entry (meeting one is then
+// Corruption).
 std::unique_ptr<UserIterator> new_db_iterator(std::unique_ptr<InternalIterator> input,
                                               SequenceNumber snapshot, std::string lower,
-                                              std::string upper, bool keys_only);
+                                              std::string upper, bool keys_only,
+                                              std::shared_ptr<ValueResolver> resolver = nullptr);
 
 }  // namespace skv
 

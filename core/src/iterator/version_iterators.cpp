@@ -25,8 +25,10 @@ bool newer(const KeyVersion& a, const KeyVersion& b) {
 class VersionCursor {
  public:
   VersionCursor(std::unique_ptr<InternalIterator> input, SequenceNumber snapshot, std::string lower,
-                std::string upper, bool copy_values, bool keep_tombstones)
-      : iter_(std::move(input)),
+                std::string upper, bool copy_values, bool keep_tombstones,
+                std::shared_ptr<ValueResolver> resolver)
+      : resolver_(std::move(resolver)),
+        iter_(std::move(input)),
         snapshot_(snapshot),
         lower_(std::move(lower)),
         upper_(std::move(upper)),
@@ -123,16 +125,30 @@ class VersionCursor {
     return false;
   }
 
-  void collect(const ParsedInternalKey& ik) {
-    if (ik.sequence > snapshot_) return;
+  // False on an error reading a separated value (status_ holds it).
+  bool collect(const ParsedInternalKey& ik) {
+    if (ik.sequence > snapshot_) return true;
     const bool deleted = ik.kind == ValueKind::Delete;
-    if (deleted && !keep_tombstones_) return;
+    if (deleted && !keep_tombstones_) return true;
     KeyVersion v;
     v.timestamp = ik.timestamp;
     v.sequence = ik.sequence;
     v.deleted = deleted;
-    if (copy_values_ && !deleted) v.value.assign(iter_->value());
+    if (copy_values_ && ik.kind == ValueKind::Value) {
+      v.value.assign(iter_->value());
+    } else if (copy_values_ && ik.kind == ValueKind::ValuePointer) {
+      Status s = resolver_ == nullptr
+                     ? Status::corruption("a value pointer where none was expected")
+                     : resolver_->resolve(ik.user_key, iter_->value(), &v.value);
+      if (!s.ok()) {
+        status_ = std::move(s);
+        valid_ = false;
+        versions_.clear();
+        return false;
+      }
+    }
     versions_.push_back(std::move(v));
+    return true;
   }
 
   // Settles on the first key, at or after the input's position, that has versions.
@@ -144,7 +160,7 @@ class VersionCursor {
       key_.assign(ik.user_key);
       versions_.clear();
       while (true) {
-        collect(ik);
+        if (!collect(ik)) return;
         iter_->next();
         if (!iter_->valid()) break;
         if (!parse(&ik)) return;
@@ -164,7 +180,7 @@ class VersionCursor {
       key_.assign(ik.user_key);
       versions_.clear();
       while (true) {
-        collect(ik);
+        if (!collect(ik)) return;
         iter_->prev();
         if (!iter_->valid()) break;
         if (!parse(&ik)) return;
@@ -190,6 +206,8 @@ class VersionCursor {
     if (!s.ok()) status_ = std::move(s);
   }
 
+  // Before iter_: the input (tables) goes first, the value log reader after it.
+  const std::shared_ptr<ValueResolver> resolver_;
   std::unique_ptr<InternalIterator> iter_;
   const SequenceNumber snapshot_;
   const std::string lower_;
@@ -206,8 +224,10 @@ class VersionCursor {
 class AsOfIterator final : public UserIterator {
  public:
   AsOfIterator(std::unique_ptr<InternalIterator> input, SequenceNumber snapshot, std::string lower,
-               std::string upper, uint64_t timestamp, bool keys_only)
-      : cursor_(std::move(input), snapshot, std::move(lower), std::move(upper), !keys_only, true),
+               std::string upper, uint64_t timestamp, bool keys_only,
+               std::shared_ptr<ValueResolver> resolver)
+      : cursor_(std::move(input), snapshot, std::move(lower), std::move(upper), !keys_only, true,
+                keys_only ? nullptr : std::move(resolver)),
         timestamp_(timestamp) {}
 
   bool valid() const override { return cursor_.valid(); }
@@ -264,9 +284,10 @@ class AsOfIterator final : public UserIterator {
 class HistoryIterator final : public UserIterator {
  public:
   HistoryIterator(std::unique_ptr<InternalIterator> input, SequenceNumber snapshot,
-                  std::string lower, std::string upper, bool include_tombstones)
+                  std::string lower, std::string upper, bool include_tombstones,
+                  std::shared_ptr<ValueResolver> resolver)
       : cursor_(std::move(input), snapshot, std::move(lower), std::move(upper), true,
-                include_tombstones) {}
+                include_tombstones, std::move(resolver)) {}
 
   bool valid() const override { return cursor_.valid(); }
   void seek_first() override {
@@ -315,16 +336,20 @@ class HistoryIterator final : public UserIterator {
 std::unique_ptr<UserIterator> new_as_of_iterator(std::unique_ptr<InternalIterator> input,
                                                  SequenceNumber snapshot, std::string lower,
                                                  std::string upper, uint64_t timestamp,
-                                                 bool keys_only) {
+                                                 bool keys_only,
+                                                 std::shared_ptr<ValueResolver> resolver) {
   return std::make_unique<AsOfIterator>(std::move(input), snapshot, std::move(lower),
-                                        std::move(upper), timestamp, keys_only);
+                                        std::move(upper), timestamp, keys_only,
+                                        std::move(resolver));
 }
 
 std::unique_ptr<UserIterator> new_history_iterator(std::unique_ptr<InternalIterator> input,
                                                    SequenceNumber snapshot, std::string lower,
-                                                   std::string upper, bool include_tombstones) {
+                                                   std::string upper, bool include_tombstones,
+                                                   std::shared_ptr<ValueResolver> resolver) {
   return std::make_unique<HistoryIterator>(std::move(input), snapshot, std::move(lower),
-                                           std::move(upper), include_tombstones);
+                                           std::move(upper), include_tombstones,
+                                           std::move(resolver));
 }
 
 }  // namespace skv

@@ -26,23 +26,28 @@
 #include <string>
 
 #include "format/internal_key.h"
+#include "iterator/db_iterator.h"
 #include "iterator/internal_iterator.h"
 #include "iterator/user_iterator.h"
 
 namespace skv {
 
 // The tree as of `timestamp`: for each key, the version as of that time (see above), skipping
-// keys absent then. With `keys_only`, values are neither copied nor returned.
+// keys absent then. With `keys_only`, values are neither copied nor returned (and the value log
+// is never read). `resolver` reads separated values (ValuePointer entries); it may be null for
+// keys only or an input without pointers (meeting one is then Corruption).
 std::unique_ptr<UserIterator> new_as_of_iterator(std::unique_ptr<InternalIterator> input,
                                                  SequenceNumber snapshot, std::string lower,
                                                  std::string upper, uint64_t timestamp,
-                                                 bool keys_only);
+                                                 bool keys_only,
+                                                 std::shared_ptr<ValueResolver> resolver);
 
 // Every version of every key, newest timestamp first within a key. Tombstones are yielded (with
 // is_delete()) only with `include_tombstones`.
 std::unique_ptr<UserIterator> new_history_iterator(std::unique_ptr<InternalIterator> input,
                                                    SequenceNumber snapshot, std::string lower,
-                                                   std::string upper, bool include_tombstones);
+                                                   std::string upper, bool include_tombstones,
+                                                   std::shared_ptr<ValueResolver> resolver);
 
 }  // namespace skv
 

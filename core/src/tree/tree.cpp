@@ -37,6 +37,7 @@ Status Tree::del(std::string_view key) const {
 
 Future<Status> Tree::flush() const { return impl_->flush(); }
 Status Tree::compact_all() const { return impl_->compact_all(); }
+Status Tree::collect_vlog_garbage() const { return impl_->collect_vlog_garbage(); }
 TreeStats Tree::stats() const { return impl_->stats(); }
 const Options& Tree::options() const { return impl_->options(); }
 Versioning Tree::versioning() const { return impl_->versioning(); }
@@ -119,6 +120,26 @@ TreeBuilder& TreeBuilder::with_versioning(bool enabled, uint64_t retention_ns) {
 
 TreeBuilder& TreeBuilder::with_commit_pipeline(CommitPipeline pipeline) {
   options_.commit_pipeline = pipeline;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_enable_vlog(bool enable) {
+  options_.enable_vlog = enable;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_vlog_value_threshold(size_t bytes) {
+  options_.vlog_value_threshold = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_vlog_max_file_size(uint64_t bytes) {
+  options_.vlog_max_file_size = bytes;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_vlog_gc_ratio(double ratio) {
+  options_.vlog_gc_ratio = ratio;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_vlog_cache_capacity(size_t bytes) {
+  options_.vlog_cache_capacity = bytes;
   return *this;
 }
 TreeBuilder& TreeBuilder::with_options(Options options) {

@@ -43,6 +43,7 @@
 #include "version/table_cache.h"
 #include "version/version.h"
 #include "version/version_set.h"
+#include "version/vlog_cache.h"
 #include "wal/log_writer.h"
 
 namespace skv {
@@ -56,7 +57,8 @@ struct ReadView {
   std::shared_ptr<MemTable> mem;
   std::vector<std::shared_ptr<MemTable>> imms;  // newest first
   std::shared_ptr<const Version> version;
-  SequenceNumber version_max_seq = 0;  // largest sequence number in any table of `version`
+  SequenceNumber version_max_seq = 0;     // largest sequence number in any table of `version`
+  std::shared_ptr<VlogCache> vlog_cache;  // reads the values `version`'s tables point at
 };
 
 class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
@@ -76,6 +78,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
   Future<Status> flush();
   Status compact_all();
+  Status collect_vlog_garbage();  // Tree::collect_vlog_garbage
   // Waits for `f`. On an executor that is not concurrent (the browser's, a test's queue) it runs
   // queued tasks meanwhile, since nothing else would; IO if the queue runs dry first.
   Status await(const Future<Status>& f);
@@ -152,6 +155,16 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // job finished. REQUIRES: lock holds mu_ (released while the step runs).
   Status compact_step(std::unique_ptr<CompactionJob>& job, uint64_t budget,
                       std::unique_lock<std::mutex>& lock, bool* done);
+  // Takes compaction over from the background for a manual run (compact_all,
+  // collect_vlog_garbage): waits for a running compaction and keeps new ones from starting.
+  // Closed or the background error if the tree cannot compact. REQUIRES: lock holds mu_.
+  Status begin_manual_compaction(std::unique_lock<std::mutex>& lock, const Status& closing);
+  // Runs `job` to its end in steps, looking at closing_ between them (a dropped job removes its
+  // outputs). REQUIRES: lock holds mu_ and manual_compaction_ is set.
+  Status run_manual_job(std::unique_ptr<CompactionJob>& job, std::unique_lock<std::mutex>& lock,
+                        const Status& closing);
+  // Hands compaction back to the background after a manual run. REQUIRES: mu_ held.
+  void end_manual_compaction();
   // Freezes the memtable when it is full (or, with `force`, when it is not empty), stalling
   // while background work is too far behind. REQUIRES: called by the commit leader.
   Status make_room_for_write(bool force);
@@ -162,6 +175,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   void flush_task();
   void compaction_task();
   bool needs_compaction() const;  // REQUIRES: mu_ held
+  // The next background compaction: a level's, else a value log garbage collection step; null if
+  // none is needed. REQUIRES: mu_ held.
+  std::unique_ptr<Compaction> pick_background_compaction();
   void wait_for_background(std::unique_lock<std::mutex>& lock);
   void set_background_error(const Status& s);  // REQUIRES: mu_ held
 
@@ -174,6 +190,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // that outlives the tree never reads freed memory (tree.h, "Lifetimes").
   std::shared_ptr<BlockCache> block_cache_;
   std::shared_ptr<TableCache> table_cache_;
+  // Shared with every ReadView and every iterator that reads values from the value log, for the
+  // same reason. Set at open and never reset: close() only closes it.
+  std::shared_ptr<VlogCache> vlog_cache_;
   std::unique_ptr<VersionSet> versions_;
   SnapshotRegistry snapshots_;
 
@@ -198,12 +217,18 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   bool manual_compaction_ = false;  // compact_all() runs (close() waits for it)
   // Input bytes compact_all() reads between two looks at closing_.
   static constexpr uint64_t kManualCompactionStepBytes = 4u << 20;
+  // Value log files kept open for reads.
+  static constexpr size_t kMaxOpenVlogs = 256;
   // A background compaction between two of its steps (Options::compaction_step_bytes).
   std::unique_ptr<CompactionJob> bg_job_;
   bool closing_ = false;
   Status bg_error_;
   std::set<uint64_t> obsolete_tables_;
+  // Value logs no longer in the current version (or orphans found at open), removed once no live
+  // version has them.
+  std::set<uint64_t> obsolete_vlogs_;
   uint64_t flushes_ = 0, compactions_ = 0, compaction_steps_ = 0, stalls_ = 0;
+  uint64_t vlog_gc_runs_ = 0, vlog_gc_bytes_moved_ = 0;
 
   // view_mu_
   mutable std::mutex view_mu_;

@@ -62,6 +62,17 @@ Status check_options(const Options& o) {
   if (o.zstd_level < 1 || o.zstd_level > 19) {
     return Status::invalid_argument("options: zstd_level must be between 1 and 19");
   }
+  if (o.vlog_value_threshold < 1 || o.vlog_value_threshold > kMaxValueSize) {
+    return Status::invalid_argument(
+        "options: vlog_value_threshold must be between 1 byte and 64 MiB");
+  }
+  if (o.vlog_max_file_size < 4096) {
+    return Status::invalid_argument("options: vlog_max_file_size must be at least 4 KiB");
+  }
+  // Written so that NaN fails too.
+  if (!(o.vlog_gc_ratio > 0 && o.vlog_gc_ratio <= 1)) {
+    return Status::invalid_argument("options: vlog_gc_ratio must be above 0 and at most 1");
+  }
   return Status();
 }
 
@@ -99,17 +110,20 @@ Status TreeImpl::open_impl() {
   SKV_ASSIGN_OR_RETURN(storage_, platform_->open_storage(options_.path, storage_options));
   block_cache_ = std::make_shared<BlockCache>(options_.block_cache_capacity);
   table_cache_ = std::make_shared<TableCache>(storage_.get(), block_cache_, 1000);
+  vlog_cache_ =
+      std::make_shared<VlogCache>(storage_.get(), options_.vlog_cache_capacity, kMaxOpenVlogs);
   versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_);
 
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> log_names, storage_->logs().list());
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> object_names, storage_->objects().list());
-  std::vector<uint64_t> wals, tables;
+  std::vector<uint64_t> wals, tables, vlogs;
   uint64_t max_number = 0;
   for (const auto& name : log_names) {
     FileType type;
     uint64_t number = 0;
     if (!parse_file_name(name, &type, &number)) continue;
     if (type == FileType::Wal) wals.push_back(number);
+    if (type == FileType::ValueLog) vlogs.push_back(number);
     max_number = std::max(max_number, number);
   }
   for (const auto& name : object_names) {
@@ -128,9 +142,10 @@ Status TreeImpl::open_impl() {
       return Status::not_found(storage_->location() + ": not an skv database (it has no " +
                                current_file_name() + ")");
     }
-    if (!wals.empty() || !tables.empty()) {
-      return Status::corruption(storage_->location() +
-                                ": CURRENT is missing but the database holds WAL or table files");
+    if (!wals.empty() || !tables.empty() || !vlogs.empty()) {
+      return Status::corruption(
+          storage_->location() +
+          ": CURRENT is missing but the database holds WAL, table or value log files");
     }
     SKV_RETURN_IF_ERROR(versions_->create_new());
   } else {
@@ -143,11 +158,16 @@ Status TreeImpl::open_impl() {
   }
   versions_->mark_file_number_used(max_number);
 
-  // Tables no version names are outputs of a flush or compaction a crash interrupted.
+  // Tables and value logs no version names are outputs of a flush or compaction a crash
+  // interrupted. Only names of our own making are listed, and the database is locked.
   {
     std::set<uint64_t> live = versions_->live_files();
     for (uint64_t n : tables) {
       if (live.count(n) == 0) obsolete_tables_.insert(n);
+    }
+    std::set<uint64_t> live_vlogs = versions_->live_vlog_files();
+    for (uint64_t n : vlogs) {
+      if (live_vlogs.count(n) == 0) obsolete_vlogs_.insert(n);
     }
   }
 
@@ -281,6 +301,20 @@ void TreeImpl::delete_obsolete_files() {
       ++it;  // retried after the next flush or compaction
     }
   }
+  std::set<uint64_t> live_vlogs = versions_->live_vlog_files();
+  for (auto it = obsolete_vlogs_.begin(); it != obsolete_vlogs_.end();) {
+    if (live_vlogs.count(*it) != 0) {
+      ++it;  // an iterator still reads an older version that has it
+      continue;
+    }
+    vlog_cache_->evict(*it);
+    Status s = storage_->logs().remove(vlog_file_name(*it));
+    if (s.ok() || s.is_not_found()) {
+      it = obsolete_vlogs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   auto logs = storage_->logs().list();
   if (!logs.ok()) return;
   for (const auto& name : *logs) {
@@ -330,6 +364,14 @@ TreeStats TreeImpl::stats() {
   st.compaction_steps = compaction_steps_;
   st.stalls = stalls_;
   st.block_cache_usage = block_cache_ ? block_cache_->usage() : 0;
+  for (const auto& u : v->vlog_files()) {
+    ++st.vlog_files;
+    st.vlog_bytes += u.meta.file_size;
+    st.vlog_garbage_bytes += u.garbage_bytes();
+  }
+  st.vlog_gc_runs = vlog_gc_runs_;
+  st.vlog_gc_bytes_moved = vlog_gc_bytes_moved_;
+  st.vlog_cache_usage = vlog_cache_ ? vlog_cache_->cache_usage() : 0;
   return st;
 }
 
@@ -368,6 +410,7 @@ Status TreeImpl::close() {
   // Iterators and reads still running keep the caches and their Versions alive (shared), but
   // none may open a table once the storage goes: this waits for opens in progress.
   table_cache_->close();
+  vlog_cache_->close();
   {
     std::lock_guard<std::mutex> lock(mu_);
     versions_.reset();

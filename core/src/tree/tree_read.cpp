@@ -19,6 +19,7 @@ void TreeImpl::install_view() {
   v->imms.reserve(imms_.size());
   for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) v->imms.push_back(it->mem);
   v->version = versions_->current();
+  v->vlog_cache = vlog_cache_;
   for (int level = 0; level < v->version->level_count(); ++level) {
     for (const auto& f : v->version->files(level)) {
       v->version_max_seq = std::max(v->version_max_seq, f->largest_seq);
@@ -47,17 +48,21 @@ Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string*
   Table::GetResult tr;
   bool in_tables = false;
   SKV_RETURN_IF_ERROR(v->version->get(key, snapshot, &tr, &in_tables));
-  if (in_tables && tr.kind == ValueKind::Value) {
+  if (!in_tables || tr.kind == ValueKind::Delete) return Status();
+  if (tr.kind == ValueKind::ValuePointer) {
+    SKV_RETURN_IF_ERROR(v->vlog_cache->read(key, tr.value, value, true));
+  } else {
     *value = std::move(tr.value);
-    *found = true;
   }
+  *found = true;
   return Status();
 }
 
 namespace {
 
 // Keeps the memtables and version of a ReadView alive for as long as the iterator lives (the
-// version keeps the table and block caches alive), and stops at the tree's close(): from then on
+// version keeps the table and block caches alive, the DBIterator's resolver the value log
+// cache), and stops at the tree's close(): from then on
 // every move leaves it invalid with status Closed, and nothing of the closed tree is read.
 class PinnedIterator final : public UserIterator {
  public:
@@ -125,8 +130,11 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_iterator(SequenceNumber snap
   SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
   if (v == nullptr) return Status::closed("tree is closed");  // close() ran since the check
+  // A keys-only iterator never reads the value log: it gets no resolver at all.
+  std::shared_ptr<ValueResolver> resolver =
+      keys_only ? nullptr : v->vlog_cache->resolver(fill_cache);
   auto it = new_db_iterator(merged_input(*v, fill_cache), snapshot, std::move(lower),
-                            std::move(upper), keys_only);
+                            std::move(upper), keys_only, std::move(resolver));
   return pin(std::move(v), std::move(it));
 }
 
@@ -138,12 +146,14 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_time_iterator(SequenceNumber
   std::shared_ptr<const ReadView> v = current_view();
   if (v == nullptr) return Status::closed("tree is closed");
   std::unique_ptr<InternalIterator> input = merged_input(*v, true);
+  const bool keys_only = query.kind == TimeQuery::Kind::AsOf && query.keys_only;
+  std::shared_ptr<ValueResolver> resolver = keys_only ? nullptr : v->vlog_cache->resolver(true);
   std::unique_ptr<UserIterator> it =
       query.kind == TimeQuery::Kind::AsOf
           ? new_as_of_iterator(std::move(input), snapshot, std::move(lower), std::move(upper),
-                               query.timestamp, query.keys_only)
+                               query.timestamp, keys_only, std::move(resolver))
           : new_history_iterator(std::move(input), snapshot, std::move(lower), std::move(upper),
-                                 query.include_tombstones);
+                                 query.include_tombstones, std::move(resolver));
   return pin(std::move(v), std::move(it));
 }
 

@@ -17,7 +17,7 @@ bool file_overlaps_range(const FileMetaData& f, std::optional<std::string_view> 
 }
 
 Version::Version(std::shared_ptr<TableCache> table_cache,
-                 std::vector<std::vector<FileMetaPtr>> files)
+                 std::vector<std::vector<FileMetaPtr>> files, std::vector<VlogFileMeta> vlog_files)
     : table_cache_(std::move(table_cache)), files_(std::move(files)) {
   level_bytes_.reserve(files_.size());
   for (const auto& level : files_) {
@@ -25,6 +25,48 @@ Version::Version(std::shared_ptr<TableCache> table_cache,
     for (const auto& f : level) bytes += f->file_size;
     level_bytes_.push_back(bytes);
   }
+  std::sort(vlog_files.begin(), vlog_files.end(),
+            [](const VlogFileMeta& a, const VlogFileMeta& b) { return a.number < b.number; });
+  vlogs_.reserve(vlog_files.size());
+  for (const auto& m : vlog_files) vlogs_.push_back(VlogUsage{m, 0});
+  count_vlog_references();
+}
+
+void Version::count_vlog_references() {
+  auto fail = [this](std::string what) {
+    if (vlog_inconsistency_.empty()) vlog_inconsistency_ = std::move(what);
+  };
+  for (const auto& level : files_) {
+    for (const auto& f : level) {
+      for (const auto& ref : f->vlog_refs) {
+        auto it =
+            std::lower_bound(vlogs_.begin(), vlogs_.end(), ref.vlog_number,
+                             [](const VlogUsage& u, uint64_t n) { return u.meta.number < n; });
+        if (it == vlogs_.end() || it->meta.number != ref.vlog_number) {
+          fail("table #" + std::to_string(f->number) + " points into value log #" +
+               std::to_string(ref.vlog_number) + ", which is not live");
+          continue;
+        }
+        // Saturating: a damaged manifest must not wrap the sum around.
+        it->live_bytes =
+            ref.bytes > UINT64_MAX - it->live_bytes ? UINT64_MAX : it->live_bytes + ref.bytes;
+      }
+    }
+  }
+  for (const auto& u : vlogs_) {
+    if (u.live_bytes > u.meta.entry_bytes()) {
+      fail("tables point at " + std::to_string(u.live_bytes) + " bytes of value log #" +
+           std::to_string(u.meta.number) + ", which holds " + std::to_string(u.meta.entry_bytes()));
+    } else if (u.live_bytes == 0) {
+      fail("value log #" + std::to_string(u.meta.number) + " is live but no table points into it");
+    }
+  }
+}
+
+const VlogUsage* Version::find_vlog(uint64_t number) const {
+  auto it = std::lower_bound(vlogs_.begin(), vlogs_.end(), number,
+                             [](const VlogUsage& u, uint64_t n) { return u.meta.number < n; });
+  return it == vlogs_.end() || it->meta.number != number ? nullptr : &*it;
 }
 
 int Version::total_files() const {

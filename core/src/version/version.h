@@ -10,6 +10,10 @@
 // one (a read, an iterator, a compaction) keeps its files from being deleted, because the tree
 // deletes only files that VersionSet::live_files() no longer reports.
 //
+// A Version also holds the live value log files (docs/vlog.md): those its tables point into, each
+// with the bytes its tables point at (the sum of their VlogRefs), so the rest of each file is
+// garbage.
+//
 // Thread safety: immutable once built; every const method may be called from many threads at once
 // without the tree's mutex. A Version shares ownership of its TableCache, so whoever holds the
 // Version (an iterator pins it) can still open its tables' cached blocks.
@@ -31,11 +35,28 @@
 
 namespace skv {
 
+// One live value log file of a Version and how much of it the Version's tables point at.
+struct VlogUsage {
+  VlogFileMeta meta;
+  uint64_t live_bytes = 0;  // entry bytes some table of the version points at
+
+  uint64_t garbage_bytes() const {
+    return live_bytes >= meta.entry_bytes() ? 0 : meta.entry_bytes() - live_bytes;
+  }
+  // garbage_bytes() / entry bytes, in [0, 1].
+  double garbage_share() const {
+    return static_cast<double>(garbage_bytes()) / static_cast<double>(meta.entry_bytes());
+  }
+};
+
 class Version : public std::enable_shared_from_this<Version> {
  public:
   // REQUIRES: files.size() is the level count; files[0] is ordered newest first; every deeper
-  // level is sorted by smallest key and non-overlapping (VersionSet checks this).
-  Version(std::shared_ptr<TableCache> table_cache, std::vector<std::vector<FileMetaPtr>> files);
+  // level is sorted by smallest key and non-overlapping (VersionSet checks this). `vlog_files`
+  // are the live value logs, each entry_bytes() > 0 (vlog_inconsistency() tells whether the
+  // tables' references agree with them).
+  Version(std::shared_ptr<TableCache> table_cache, std::vector<std::vector<FileMetaPtr>> files,
+          std::vector<VlogFileMeta> vlog_files = {});
   Version(const Version&) = delete;
   Version& operator=(const Version&) = delete;
 
@@ -45,6 +66,15 @@ class Version : public std::enable_shared_from_this<Version> {
   uint64_t level_bytes(int level) const { return level_bytes_[level]; }
   // Total number of files over all levels.
   int total_files() const;
+
+  // The live value log files, by ascending number, with the bytes the tables point at.
+  const std::vector<VlogUsage>& vlog_files() const { return vlogs_; }
+  // The usage of value log `number`, or null if it is not live in this version.
+  const VlogUsage* find_vlog(uint64_t number) const;
+  // Empty when the tables' value log references agree with the live value logs: every reference
+  // names a live file, no file is pointed at for more bytes than it holds, and every file is
+  // pointed into. Otherwise what is wrong, in words (the version set reports it).
+  const std::string& vlog_inconsistency() const { return vlog_inconsistency_; }
 
   // Finds the newest version of `user_key` with sequence <= `snapshot`: L0 newest first, then one
   // candidate file per deeper level (binary search). On OK, *found tells whether a version
@@ -72,9 +102,14 @@ class Version : public std::enable_shared_from_this<Version> {
   std::string debug_string() const;
 
  private:
+  // Fills vlogs_[].live_bytes from the tables' references, and vlog_inconsistency_.
+  void count_vlog_references();
+
   const std::shared_ptr<TableCache> table_cache_;
   const std::vector<std::vector<FileMetaPtr>> files_;
   std::vector<uint64_t> level_bytes_;
+  std::vector<VlogUsage> vlogs_;
+  std::string vlog_inconsistency_;
 };
 
 // True if the user-key range of `f` intersects [begin, end] (nullopt: unbounded).

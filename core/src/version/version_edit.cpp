@@ -13,20 +13,30 @@
 //                                   num_entries:varint64
 //   tag 7 versioning        body := enabled:u8 retention_ns:varint64   (enabled: 0 or 1)
 //   tag 8 last_timestamp    body := timestamp:varint64           (<= 2^63 - 1)
+//   tag 9 new_vlog_file     body := number:varint64 file_size:varint64 num_entries:varint64
+//   tag 10 deleted_vlog_file body := number:varint64
+//   tag 11 table_vlog_refs  body := table:varint64 count:varint32
+//                                   (vlog_number:varint64 bytes:varint64){count}
 //   bytes           := length:varint64 byte{length}
 //
 // Tags 1-3, 7 and 8 appear at most once. Levels are < kMaxLevelCount. A new file has number >= 1,
 // file_size >= 1, num_entries >= 1, well-formed internal keys with smallest <= largest, and
-// smallest_seq <= largest_seq <= 2^56 - 1. Unknown tags, failed checks and trailing bytes are
-// corruption.
+// smallest_seq <= largest_seq <= 2^56 - 1. A new value log has num_entries >= 1 and room for them:
+// file_size >= 64 + 13 * num_entries, file_size <= 2^63. Tag 11 gives the value log bytes a table
+// of the same edit (tag 6) points at: count >= 1, vlog numbers strictly ascending, bytes >= 13
+// (one entry) and <= 2^63, at most one tag 11 per table. File numbers are in [1, 2^56). Unknown
+// tags, failed checks and trailing bytes are corruption.
 
 #include "version/version_edit.h"
 
 #include "format/file_names.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "util/coding.h"
+#include "vlog/value_pointer.h"
+#include "vlog/vlog_format.h"
 
 namespace skv {
 namespace {
@@ -40,7 +50,44 @@ enum Tag : uint32_t {
   kNewFile = 6,
   kVersioning = 7,
   kLastTimestamp = 8,
+  kNewVlogFile = 9,
+  kDeletedVlogFile = 10,
+  kTableVlogRefs = 11,
 };
+
+bool get_file_number(std::string_view* in, uint64_t* number) {
+  return get_varint64(in, number) && *number >= 1 && *number < kMaxFileNumber;
+}
+
+bool get_vlog_file(std::string_view* in, VlogFileMeta* m) {
+  if (!get_file_number(in, &m->number) || !get_varint64(in, &m->file_size) ||
+      !get_varint64(in, &m->num_entries)) {
+    return false;
+  }
+  return m->num_entries >= 1 && m->file_size > kFileHeaderSize &&
+         m->file_size <= vlog::kMaxValueLogOffset &&
+         m->num_entries <= (m->file_size - kFileHeaderSize) / vlog::kMinEntrySize;
+}
+
+// One tag 11 body: the table's number and its references.
+bool get_vlog_refs(std::string_view* in, uint64_t* table, std::vector<VlogRef>* refs) {
+  uint32_t count = 0;
+  if (!get_file_number(in, table) || !get_varint32(in, &count) || count == 0) return false;
+  // Each reference takes at least two bytes: never reserve more than the input can hold.
+  if (count > in->size() / 2) return false;
+  refs->clear();
+  refs->reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    VlogRef r;
+    if (!get_file_number(in, &r.vlog_number) || !get_varint64(in, &r.bytes) ||
+        r.bytes < vlog::kMinEntrySize || r.bytes > vlog::kMaxValueLogOffset) {
+      return false;
+    }
+    if (!refs->empty() && r.vlog_number <= refs->back().vlog_number) return false;
+    refs->push_back(r);
+  }
+  return true;
+}
 
 bool get_level(std::string_view* in, int* level) {
   uint32_t v = 0;
@@ -134,12 +181,34 @@ void VersionEdit::encode_to(std::string* dst) const {
     put_varint64(dst, m.largest_seq);
     put_varint64(dst, m.num_entries);
   }
+  for (const auto& v : new_vlog_files_) {
+    put_varint32(dst, kNewVlogFile);
+    put_varint64(dst, v.number);
+    put_varint64(dst, v.file_size);
+    put_varint64(dst, v.num_entries);
+  }
+  for (uint64_t number : deleted_vlog_files_) {
+    put_varint32(dst, kDeletedVlogFile);
+    put_varint64(dst, number);
+  }
+  for (const auto& nf : new_files_) {
+    if (nf.meta.vlog_refs.empty()) continue;
+    put_varint32(dst, kTableVlogRefs);
+    put_varint64(dst, nf.meta.number);
+    put_varint32(dst, static_cast<uint32_t>(nf.meta.vlog_refs.size()));
+    for (const auto& r : nf.meta.vlog_refs) {
+      put_varint64(dst, r.vlog_number);
+      put_varint64(dst, r.bytes);
+    }
+  }
 }
 
 Status VersionEdit::decode_from(std::string_view input, std::string_view file, uint64_t offset) {
   clear();
   std::string_view in = input;
   const char* what = nullptr;
+  // Tag 11 bodies, attached to their tables (tag 6, anywhere in the edit) at the end.
+  std::vector<std::pair<uint64_t, std::vector<VlogRef>>> refs;
   while (!in.empty() && what == nullptr) {
     uint32_t tag = 0;
     if (!get_varint32(&in, &tag)) {
@@ -221,9 +290,45 @@ Status VersionEdit::decode_from(std::string_view input, std::string_view file, u
         }
         break;
       }
+      case kNewVlogFile: {
+        VlogFileMeta m;
+        if (!get_vlog_file(&in, &m)) {
+          what = "bad new value log file";
+        } else {
+          new_vlog_files_.push_back(m);
+        }
+        break;
+      }
+      case kDeletedVlogFile:
+        if (!get_file_number(&in, &v)) {
+          what = "bad deleted value log file";
+        } else {
+          deleted_vlog_files_.push_back(v);
+        }
+        break;
+      case kTableVlogRefs: {
+        std::pair<uint64_t, std::vector<VlogRef>> r;
+        if (!get_vlog_refs(&in, &r.first, &r.second)) {
+          what = "bad value log references";
+        } else {
+          refs.push_back(std::move(r));
+        }
+        break;
+      }
       default:
         what = "unknown field tag";
         break;
+    }
+  }
+  for (size_t i = 0; what == nullptr && i < refs.size(); ++i) {
+    auto nf = std::find_if(new_files_.begin(), new_files_.end(),
+                           [&](const NewFile& f) { return f.meta.number == refs[i].first; });
+    if (nf == new_files_.end()) {
+      what = "value log references for a table the edit does not add";
+    } else if (!nf->meta.vlog_refs.empty()) {
+      what = "repeated value log references for a table";
+    } else {
+      nf->meta.vlog_refs = std::move(refs[i].second);
     }
   }
   if (what == nullptr) return Status::OK();
@@ -255,7 +360,18 @@ std::string VersionEdit::debug_string() const {
     r += "  add: L" + std::to_string(nf.level) + " #" + std::to_string(m.number) + " " +
          std::to_string(m.file_size) + " bytes [" + escape_key(m.smallest) + " .. " +
          escape_key(m.largest) + "] seq " + std::to_string(m.smallest_seq) + ".." +
-         std::to_string(m.largest_seq) + " entries " + std::to_string(m.num_entries) + "\n";
+         std::to_string(m.largest_seq) + " entries " + std::to_string(m.num_entries);
+    for (const auto& ref : m.vlog_refs) {
+      r += " vlog #" + std::to_string(ref.vlog_number) + ":" + std::to_string(ref.bytes);
+    }
+    r += "\n";
+  }
+  for (const auto& v : new_vlog_files_) {
+    r += "  add vlog: #" + std::to_string(v.number) + " " + std::to_string(v.file_size) +
+         " bytes, entries " + std::to_string(v.num_entries) + "\n";
+  }
+  for (uint64_t number : deleted_vlog_files_) {
+    r += "  delete vlog: #" + std::to_string(number) + "\n";
   }
   r += "}";
   return r;

@@ -28,6 +28,7 @@ class VersionSet::Builder {
         level_of_[f->number] = level;
       }
     }
+    for (const auto& u : base->vlog_files()) vlogs_.emplace(u.meta.number, u.meta);
   }
 
   // `where` names the edit in messages ("MANIFEST-000004 at offset 120").
@@ -54,7 +55,32 @@ class VersionSet::Builder {
     for (const auto& cp : edit.compact_pointers()) {
       SKV_RETURN_IF_ERROR(check_level(cp.first, where));
     }
+    for (uint64_t number : edit.deleted_vlog_files()) {
+      if (vlogs_.erase(number) == 0) {
+        return fail(where, "deletes value log #" + std::to_string(number) + " which is not live");
+      }
+    }
+    for (const auto& v : edit.new_vlog_files()) {
+      if (!vlogs_.emplace(v.number, v).second) {
+        return fail(where, "adds value log #" + std::to_string(v.number) + " which is live");
+      }
+    }
     return Status::OK();
+  }
+
+  // The live value logs that no table points into any more.
+  std::vector<uint64_t> unreferenced_vlogs() const {
+    std::set<uint64_t> referenced;
+    for (const auto& level : levels_) {
+      for (const auto& [number, f] : level) {
+        for (const auto& ref : f->vlog_refs) referenced.insert(ref.vlog_number);
+      }
+    }
+    std::vector<uint64_t> out;
+    for (const auto& [number, meta] : vlogs_) {
+      if (referenced.count(number) == 0) out.push_back(number);
+    }
+    return out;
   }
 
   // Orders each level and checks that L1+ do not overlap.
@@ -83,11 +109,19 @@ class VersionSet::Builder {
         }
       }
     }
-    *out = std::make_shared<const Version>(cache, std::move(files));
+    std::vector<VlogFileMeta> vlogs;
+    vlogs.reserve(vlogs_.size());
+    for (const auto& [number, meta] : vlogs_) vlogs.push_back(meta);
+    auto v = std::make_shared<const Version>(cache, std::move(files), std::move(vlogs));
+    if (!v->vlog_inconsistency().empty()) return fail(where, v->vlog_inconsistency());
+    *out = std::move(v);
     return Status::OK();
   }
 
-  uint64_t max_number() const { return level_of_.empty() ? 0 : level_of_.rbegin()->first; }
+  uint64_t max_number() const {
+    uint64_t n = level_of_.empty() ? 0 : level_of_.rbegin()->first;
+    return vlogs_.empty() ? n : std::max(n, vlogs_.rbegin()->first);
+  }
 
  private:
   Status check_level(int level, const std::string& where) const {
@@ -104,6 +138,7 @@ class VersionSet::Builder {
   const Code code_;
   std::vector<std::map<uint64_t, FileMetaPtr>> levels_;
   std::map<uint64_t, int> level_of_;
+  std::map<uint64_t, VlogFileMeta> vlogs_;
 };
 
 VersionSet::VersionSet(Storage* storage, const Options& options,
@@ -165,6 +200,17 @@ std::set<uint64_t> VersionSet::live_files() {
   return live;
 }
 
+std::set<uint64_t> VersionSet::live_vlog_files() {
+  std::set<uint64_t> live;
+  std::erase_if(handed_out_, [](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  for (const auto& w : handed_out_) {
+    std::shared_ptr<const Version> v = w.lock();
+    if (v == nullptr) continue;
+    for (const auto& u : v->vlog_files()) live.insert(u.meta.number);
+  }
+  return live;
+}
+
 void VersionSet::append_snapshot(VersionEdit* edit) const {
   edit->set_log_number(log_number_);
   edit->set_next_file_number(next_file_number_.load());
@@ -177,6 +223,7 @@ void VersionSet::append_snapshot(VersionEdit* edit) const {
     }
     for (const auto& f : current_->files(level)) edit->add_file(level, *f);
   }
+  for (const auto& u : current_->vlog_files()) edit->add_vlog_file(u.meta);
 }
 
 Status VersionSet::write_new_manifest(uint64_t number) {
@@ -238,13 +285,21 @@ Status VersionSet::check_tables_exist(const Version& v, const std::string& manif
       }
     }
   }
+  SKV_ASSIGN_OR_RETURN(std::vector<std::string> logs, storage_->logs().list());
+  std::set<std::string> present_logs(logs.begin(), logs.end());
+  for (const auto& u : v.vlog_files()) {
+    const std::string name = vlog_file_name(u.meta.number);
+    if (present_logs.count(name) == 0) {
+      return Status::corruption(storage_->location() + ": value log " + name + " named by " +
+                                manifest + " is missing");
+    }
+  }
   // Never hand out a number that some file already has, even an orphan of a crashed job.
   for (const auto& name : objects) {
     FileType type;
     uint64_t number = 0;
     if (parse_file_name(name, &type, &number)) mark_file_number_used(number);
   }
-  SKV_ASSIGN_OR_RETURN(std::vector<std::string> logs, storage_->logs().list());
   for (const auto& name : logs) {
     FileType type;
     uint64_t number = 0;
@@ -362,6 +417,15 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
   }
   Builder builder(level_count_, current_.get(), Code::InvalidArgument);
   SKV_RETURN_IF_ERROR(builder.apply(*edit, "version edit"));
+  // A value log no table points into any more leaves the version with this edit.
+  if (std::vector<uint64_t> dead = builder.unreferenced_vlogs(); !dead.empty()) {
+    VersionEdit drop;
+    for (uint64_t n : dead) {
+      drop.delete_vlog_file(n);
+      edit->delete_vlog_file(n);
+    }
+    SKV_RETURN_IF_ERROR(builder.apply(drop, "version edit"));
+  }
   std::shared_ptr<const Version> v;
   SKV_RETURN_IF_ERROR(builder.finish(table_cache_, "version edit", &v));
 

@@ -58,20 +58,22 @@ class VersionSet {
   // Loads the state of an existing database: reads CURRENT, replays every edit of the manifest
   // it names and builds the current Version. A torn tail at the very end of the manifest (an
   // unsynced last write) is dropped; any other damage is Corruption naming the file and offset.
-  // Every table the recovered Version names must exist in the object store; a missing one is
-  // Corruption naming it. NotFound if there is no CURRENT. Nothing is written: the next
-  // log_and_apply() starts a fresh manifest.
-  // REQUIRES: neither create_new nor recover was called.
+  // Every table the recovered Version names must exist in the object store, and every value log
+  // in the log store; a missing one is Corruption naming it. NotFound if there is no CURRENT.
+  // Nothing is written: the next log_and_apply() starts a fresh manifest. REQUIRES: neither
+  // create_new nor recover was called.
   Status recover();
 
   // Makes `edit` durable and installs the Version it produces. Fills the edit's next file number
   // and last sequence from this set (the log number only if the edit has none). Checks the edit
   // against the current Version first: deleted files must be present at their level, added
-  // numbers must be new, levels must be in range, L1+ must stay non-overlapping, and a log
-  // number must not go backwards (InvalidArgument; nothing written). Then appends the edit to the
-  // manifest and syncs it (or starts a new manifest, see above), and only on success installs
-  // the new Version. On failure the current Version is unchanged and the next call starts a new
-  // manifest; the edit may nevertheless be durable, so the caller must treat the failure as
+  // numbers must be new, levels must be in range, L1+ must stay non-overlapping, a log number
+  // must not go backwards, and the tables' value log references must agree with the live value
+  // logs (Version::vlog_inconsistency) (InvalidArgument; nothing written). A value log no table
+  // of the new Version points into is deleted by the same edit (added to it here). Then appends the
+  // edit to the manifest and syncs it (or starts a new manifest, see above), and only on success
+  // installs the new Version. On failure the current Version is unchanged and the next call starts
+  // a new manifest; the edit may nevertheless be durable, so the caller must treat the failure as
   // sticky and must not delete the files the edit adds until the database is reopened.
   // REQUIRES: create_new() or recover() succeeded.
   Status log_and_apply(VersionEdit* edit);
@@ -119,6 +121,9 @@ class VersionSet {
   // older one still held by a reader, iterator or compaction. A table not in this set, not being
   // written by a running job, is obsolete and may be deleted.
   std::set<uint64_t> live_files();
+  // The same for value log files: every one live in a Version still alive. A value log not in
+  // this set (and not being written by a running job) is obsolete and may be deleted.
+  std::set<uint64_t> live_vlog_files();
 
   const Options& options() const { return options_; }
   TableCache* table_cache() const { return table_cache_.get(); }

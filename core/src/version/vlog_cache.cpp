@@ -1,0 +1,124 @@
+#include "version/vlog_cache.h"
+
+#include <utility>
+
+#include "util/status_macros.h"
+#include "vlog/value_pointer.h"
+
+namespace skv {
+namespace {
+
+// Reads the values of an iterator's ValuePointer entries through a shared VlogCache.
+class CacheResolver final : public ValueResolver {
+ public:
+  CacheResolver(std::shared_ptr<VlogCache> cache, bool fill_cache)
+      : cache_(std::move(cache)), fill_cache_(fill_cache) {}
+  Status resolve(std::string_view user_key, std::string_view pointer, std::string* value) override {
+    return cache_->read(user_key, pointer, value, fill_cache_);
+  }
+
+ private:
+  const std::shared_ptr<VlogCache> cache_;
+  const bool fill_cache_;
+};
+
+}  // namespace
+
+VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open)
+    : storage_(storage), values_(value_capacity), max_open_(max_open == 0 ? 1 : max_open) {}
+
+VlogCache::~VlogCache() = default;
+
+Result<std::shared_ptr<const vlog::VlogReader>> VlogCache::reader(uint64_t number) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = readers_.find(number);
+    if (it != readers_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      return it->second.reader;
+    }
+  }
+  std::shared_ptr<const vlog::VlogReader> opened;
+  {
+    std::shared_lock<std::shared_mutex> using_storage(storage_mu_);
+    if (storage_ == nullptr) {
+      return Status::closed("value log " + std::to_string(number) + ": the tree is closed");
+    }
+    SKV_ASSIGN_OR_RETURN(std::unique_ptr<vlog::VlogReader> r,
+                         vlog::VlogReader::open(storage_->logs(), number));
+    opened = std::move(r);
+  }
+  std::shared_ptr<const vlog::VlogReader> dropped;  // released after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = readers_.find(number);
+  if (it != readers_.end()) {
+    // Another thread opened it meanwhile; share theirs.
+    lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+    return it->second.reader;
+  }
+  lru_.push_front(number);
+  readers_.emplace(number, Entry{opened, lru_.begin()});
+  while (readers_.size() > max_open_) {
+    auto victim = readers_.find(lru_.back());
+    lru_.pop_back();
+    dropped = std::move(victim->second.reader);
+    readers_.erase(victim);
+  }
+  return opened;
+}
+
+Status VlogCache::read(std::string_view user_key, std::string_view encoded_pointer,
+                       std::string* value, bool fill_cache) {
+  Result<vlog::ValuePointer> decoded = vlog::decode_value_pointer(encoded_pointer);
+  if (!decoded.ok()) {
+    return Status::corruption("value pointer of key \"" + std::string(user_key) +
+                              "\": " + decoded.status().message());
+  }
+  const vlog::ValuePointer p = *decoded;
+  if (std::shared_ptr<const void> hit = values_.lookup(p.file_number, p.offset)) {
+    value->assign(*static_cast<const std::string*>(hit.get()));
+    return Status::OK();
+  }
+  Result<std::shared_ptr<const vlog::VlogReader>> r = reader(p.file_number);
+  if (!r.ok()) {
+    const Status& s = r.status();
+    if (!s.is_corruption()) return s;
+    return Status::corruption(s.message() + " (value at offset " + std::to_string(p.offset) + ")");
+  }
+  SKV_RETURN_IF_ERROR((*r)->get(p, user_key, value));
+  if (fill_cache) {
+    values_.insert(p.file_number, p.offset, std::make_shared<const std::string>(*value),
+                   value->size());
+  }
+  return Status::OK();
+}
+
+std::shared_ptr<ValueResolver> VlogCache::resolver(bool fill_cache) {
+  return std::make_shared<CacheResolver>(shared_from_this(), fill_cache);
+}
+
+void VlogCache::evict(uint64_t number) {
+  std::shared_ptr<const vlog::VlogReader> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = readers_.find(number);
+    if (it != readers_.end()) {
+      dropped = std::move(it->second.reader);
+      lru_.erase(it->second.lru_pos);
+      readers_.erase(it);
+    }
+  }
+  values_.erase_file(number);
+}
+
+void VlogCache::close() {
+  std::unique_lock<std::shared_mutex> lock(storage_mu_);
+  storage_ = nullptr;
+}
+
+size_t VlogCache::open_readers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return readers_.size();
+}
+
+}  // namespace skv
