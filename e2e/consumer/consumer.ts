@@ -1,7 +1,7 @@
 // Compiled with tsc --noEmit --strict against the unpacked tarball: the package's declarations
 // must describe both entry points well enough for strict TypeScript code, and range() and scan()
 // must be typed by their options (a wrong expectation below fails the compile).
-import { open, SkvError, type Entry, type Stats } from 'skv';
+import { open, SkvError, type Entry, type KeyVersion, type Stats, type Versioning } from 'skv';
 import * as worker from 'skv/worker';
 
 // True only when A and B are the same type.
@@ -43,6 +43,46 @@ export async function client(): Promise<string | undefined> {
   const value: string | undefined = await db.get('k', { as: 'string' });
   await db.close();
   return value;
+}
+
+// Versioned queries: timestamps in are BigInts (or safe-integer Numbers), out always BigInts.
+export async function versioned(): Promise<bigint> {
+  const db = await open('typed-versions', { versioning: { retentionNs: 0n } });
+  const stored: Versioning = await db.versioning();
+  expectType<Equals<typeof stored.retentionNs, bigint>>();
+  await db.setAt('k', 'v', 1_700_000_000_000_000_000n);
+  const tx = db.begin();
+  void tx.setAt('k', new Uint8Array([1]), 5);
+  await tx.commit();
+  const old = await db.getAt('k', 1_700_000_000_000_000_000n, { as: 'string' });
+  expectType<Equals<typeof old, string | undefined>>();
+  const versions = await db.history('k', { as: 'string', includeTombstones: true, limit: 10 });
+  expectType<Equals<typeof versions, Array<KeyVersion<string>>>>();
+  let newest = 0n;
+  for (const v of versions) {
+    if (!v.tombstone) {
+      expectType<Equals<typeof v.value, string>>();
+    }
+    if (v.timestamp > newest) newest = v.timestamp;
+  }
+  for await (const [k, v] of db.rangeAt('a', 'z', newest, { reverse: true, as: 'string' })) {
+    expectType<Equals<typeof k, string>>();
+    void v;
+  }
+  const keys = await db.begin('readonly').scanAt(undefined, undefined, 0n, { keysOnly: true });
+  expectType<Equals<typeof keys, Uint8Array[]>>();
+  await db.close();
+  const w = await worker.open('typed-versions', { versioning: { enabled: true } });
+  const h = w.history('k');
+  expectType<Equals<typeof h, Array<KeyVersion<Uint8Array>>>>();
+  const at: Uint8Array | undefined = w.begin('readonly').getAt('k', newest);
+  void at;
+  for (const key of w.rangeAt(undefined, undefined, newest, { keysOnly: true })) {
+    expectType<Equals<typeof key, Uint8Array>>();
+  }
+  const wv: Versioning = w.versioning();
+  await w.close();
+  return wv.retentionNs + newest;
 }
 
 export async function inWorker(): Promise<number> {

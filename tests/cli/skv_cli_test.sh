@@ -109,6 +109,75 @@ stats=$("$SKV" stats "$DB" 2>&1) && ok || fail "stats: $stats"
 grep -q "^last_sequence" <<<"$stats" && ok || fail "stats lacks last_sequence: $stats"
 grep -q "^L0 " <<<"$stats" && ok || fail "stats lacks levels: $stats"
 
+# Versioned databases: set --at, get-at, history and scan --at. The tool opens a database as it
+# was created, versioned or not, without being told.
+VDB="$WORK/vdb"
+expect_exit "set --at on an unversioned database" 1 "not_supported" -- "$SKV" set "$DB" k v --at 5
+expect_exit "get-at on an unversioned database" 1 "not_supported" -- "$SKV" get-at "$DB" user:001 5
+expect_exit "history on an unversioned database" 1 "not_supported" -- "$SKV" history "$DB" user:001
+expect_exit "scan --at on an unversioned database" 1 "not_supported" -- "$SKV" scan "$DB" --at 5
+expect_exit "--versioned on an unversioned database" 1 "not versioned" \
+  -- "$SKV" set "$DB" k v --versioned
+expect "the refused writes changed nothing" "6" -- "$SKV" count "$DB"
+expect_exit "timestamp past 2^63 - 1" 2 "timestamp must be a number from 0 to 9223372036854775807" \
+  -- "$SKV" get-at "$DB" k 9223372036854775808
+expect_exit "negative timestamp" 2 "got '-1'" -- "$SKV" get-at "$DB" k -1
+expect_exit "fractional timestamp" 2 "got '1.5'" -- "$SKV" scan "$DB" --at 1.5
+expect_exit "timestamp with a sign" 2 "got '+5'" -- "$SKV" set "$DB" k v --at +5
+expect_exit "--at without a value" 2 "needs a value" -- "$SKV" scan "$DB" --at
+expect_exit "history takes no --reverse" 2 "does not take --reverse" \
+  -- "$SKV" history "$DB" k --reverse
+expect_exit "get-at needs a timestamp" 2 "takes 3" -- "$SKV" get-at "$DB" k
+expect_exit "get-at on a missing database" 1 "skv: get-at:" -- "$SKV" get-at "$WORK/absent" k 1
+[[ ! -e "$WORK/absent" ]] && ok || fail "get-at on a missing database created it"
+
+expect "create versioned, v1 at 100" "" -- "$SKV" set "$VDB" doc v1 --versioned --at 100
+expect "v3 at 300" "" -- "$SKV" set "$VDB" doc v3 --at 300
+expect "v2 at 200, in the past" "" -- "$SKV" set "$VDB" doc v2 --at 200 --versioned
+expect "other at 150" "" -- "$SKV" set "$VDB" other o1 --at 150
+expect "binary at 50" "" -- "$SKV" set "$VDB" 'bin\x00' 'a\x00b\\c' --at 50
+expect_exit "set --at 0 is refused" 1 "invalid_argument" -- "$SKV" set "$VDB" doc v0 --at 0
+expect "stats: versioned" "versioning           on, retention_ns 0" \
+  -- bash -c "'$SKV' stats '$VDB' | grep '^versioning'"
+expect "stats: not versioned" "versioning           off" \
+  -- bash -c "'$SKV' stats '$DB' | grep '^versioning'"
+history_want=$(printf '300\tv3\n200\tv2\n100\tv1')
+expect "history" "$history_want" -- "$SKV" history "$VDB" doc
+expect "history --limit 2" "$(printf '300\tv3\n200\tv2')" -- "$SKV" history "$VDB" doc --limit 2
+expect "history of binary bytes" "$(printf '50\ta\\x00b\\\\c')" -- "$SKV" history "$VDB" 'bin\x00'
+expect "history of a key never written" "" -- "$SKV" history "$VDB" nothing
+expect "get-at between versions" "v2" -- "$SKV" get-at "$VDB" doc 250
+expect "get-at on a version" "v3" -- "$SKV" get-at "$VDB" doc 300
+expect "get-at the largest timestamp" "v3" -- "$SKV" get-at "$VDB" doc 9223372036854775807
+expect "get-at --raw" "$(printf 'a\0b\\c' | tr -d '\0')" \
+  -- bash -c "'$SKV' get-at '$VDB' 'bin\\x00' 60 --raw | tr -d '\\0'"
+expect_exit "get-at before the first version" 1 "not_found" -- "$SKV" get-at "$VDB" doc 99
+expect "scan --at" "$(printf 'doc\tv1\nother\to1')" -- "$SKV" scan "$VDB" --at 160 --start c
+expect "scan --at --reverse" "$(printf 'other\to1\ndoc\tv1\nbin\\x00\ta\\x00b\\\\c')" \
+  -- "$SKV" scan "$VDB" --at 160 --reverse
+expect "scan --at --keys-only" "$(printf 'bin\\x00\ndoc')" -- "$SKV" scan "$VDB" --at 120 --keys-only
+expect "scan --at 0" "" -- "$SKV" scan "$VDB" --at 0
+
+# A delete (at the commit's time, after every version above) hides the key now, not before.
+expect "del doc" "" -- "$SKV" del "$VDB" doc
+expect_exit "get after del" 1 "not_found" -- "$SKV" get "$VDB" doc
+expect "get-at before the delete" "v2" -- "$SKV" get-at "$VDB" doc 250
+expect "history hides the delete" "$history_want" -- "$SKV" history "$VDB" doc
+tombstones=$("$SKV" history "$VDB" doc --tombstones) && ok || fail "history --tombstones"
+[[ $(head -n 1 <<<"$tombstones") =~ ^[0-9]+\ deleted$ ]] && ok \
+  || fail "history --tombstones: first line [$(head -n 1 <<<"$tombstones")]"
+[[ $(tail -n +2 <<<"$tombstones") == "$history_want" ]] && ok \
+  || fail "history --tombstones: [$tombstones]"
+# A plain set (commit time) on a versioned database, and the versions through flush and compact.
+expect "set without --at" "" -- "$SKV" set "$VDB" doc v4
+now=$("$SKV" history "$VDB" doc --limit 1) && ok || fail "history --limit 1"
+[[ $now =~ ^[0-9]{19}$'\t'v4$ ]] && ok || fail "a commit's timestamp is the time now: [$now]"
+expect "flush versioned" "flushed $VDB" -- "$SKV" flush "$VDB"
+expect "compact versioned" "compacted $VDB" -- "$SKV" compact "$VDB"
+expect "history after compact" "$(printf '%s\n%s' "$now" "$history_want")" \
+  -- "$SKV" history "$VDB" doc
+expect "get-at after compact" "v1" -- "$SKV" get-at "$VDB" doc 199
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "escape.h"
 #include "session.h"
@@ -50,10 +51,11 @@ void print_line(std::string_view text) {
 
 }  // namespace
 
-int run_set(const std::string& dir, const std::string& key, const std::string& value) {
-  return with_tree("set", dir, /*create=*/true, [&](Session& session) -> Status {
+int run_set(const std::string& dir, const std::string& key, const std::string& value,
+            std::optional<uint64_t> at, bool versioned) {
+  return with_tree("set", dir, OpenMode{true, versioned}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
-    SKV_RETURN_IF_ERROR(tx.set(key, value));
+    SKV_RETURN_IF_ERROR(at ? tx.set_at(key, value, *at) : tx.set(key, value));
     return session.commit(tx);
   });
 }
@@ -72,6 +74,37 @@ int run_get(const std::string& dir, const std::string& key, bool raw) {
   });
 }
 
+int run_get_at(const std::string& dir, const std::string& key, uint64_t ts, bool raw) {
+  return with_tree("get-at", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+    SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get_at(key, ts));
+    if (!value) {
+      return Status::not_found("key '" + escape(key) + "' at " + std::to_string(ts));
+    }
+    if (raw) {
+      std::fwrite(value->data(), 1, value->size(), stdout);
+    } else {
+      print_line(escape(*value));
+    }
+    return Status::OK();
+  });
+}
+
+int run_history(const std::string& dir, const std::string& key, bool tombstones, uint64_t limit) {
+  return with_tree("history", dir, /*create=*/false, [&](Session& session) -> Status {
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+    HistoryOptions options;
+    options.include_tombstones = tombstones;
+    options.limit = static_cast<size_t>(std::min<uint64_t>(limit, SIZE_MAX));
+    SKV_ASSIGN_OR_RETURN(std::vector<KeyVersion> versions, tx.history(key, options));
+    for (const KeyVersion& v : versions) {
+      const std::string ts = std::to_string(v.timestamp);
+      print_line(v.tombstone ? ts + " deleted" : ts + '\t' + escape(v.value));
+    }
+    return Status::OK();
+  });
+}
+
 int run_del(const std::string& dir, const std::string& key) {
   return with_tree("del", dir, /*create=*/false, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
@@ -85,8 +118,15 @@ int run_scan(const std::string& dir, const ScanOptions& options) {
     const auto range = bounds(options.range);
     if (!range) return Status::OK();
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
-    SKV_ASSIGN_OR_RETURN(Iterator it, options.keys_only ? tx.keys(range->first, range->second)
-                                                        : tx.range(range->first, range->second));
+    const auto open_iterator = [&](const std::string& start,
+                                   const std::string& end) -> Result<Iterator> {
+      if (options.at) {
+        return options.keys_only ? tx.keys_at(start, end, *options.at)
+                                 : tx.range_at(start, end, *options.at);
+      }
+      return options.keys_only ? tx.keys(start, end) : tx.range(start, end);
+    };
+    SKV_ASSIGN_OR_RETURN(Iterator it, open_iterator(range->first, range->second));
     if (options.reverse) {
       it.seek_last();
     } else {
@@ -134,6 +174,12 @@ int run_stats(const std::string& dir) {
     std::printf("compactions          %" PRIu64 "\n", st.compactions);
     std::printf("stalls               %" PRIu64 "\n", st.stalls);
     std::printf("block_cache_usage    %" PRIu64 "\n", st.block_cache_usage);
+    const Versioning versioning = session.tree().versioning();
+    if (versioning.enabled) {
+      std::printf("versioning           on, retention_ns %" PRIu64 "\n", versioning.retention_ns);
+    } else {
+      std::printf("versioning           off\n");
+    }
     std::printf("level_count          %d\n", st.level_count);
     const int levels = std::clamp(st.level_count, 0, 16);
     for (int level = 0; level < levels; ++level) {

@@ -13,6 +13,7 @@
 #define SKV_TOOLS_SKV_COMMANDS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace skv::cli {
@@ -30,29 +31,46 @@ struct ScanOptions {
   bool reverse = false;
   uint64_t limit = 0;  // 0 = no limit
   bool keys_only = false;
+  std::optional<uint64_t> at;  // the database as of this timestamp (a versioned database)
 };
 
 // Writes sample users in a few transactions, reads them back, scans both ways, shows a
 // conflict and a rollback, printing each step.
 int run_demo(const std::string& dir);
 
-// Sets `key` to `value`.
-int run_set(const std::string& dir, const std::string& key, const std::string& value);
+// Sets `key` to `value`, stamped with timestamp `at` when given (set_at: the database must be
+// versioned, NotSupported otherwise). With `versioned`, a database that does not exist is
+// created versioned, keeping every version; one that exists must be versioned (InvalidArgument
+// otherwise). Without it a database opens as it was created, and a new one is not versioned.
+int run_set(const std::string& dir, const std::string& key, const std::string& value,
+            std::optional<uint64_t> at, bool versioned);
 
 // Prints the value of `key` (escaped, or the raw bytes without a newline when `raw`). A missing
 // key is a failure (NotFound, exit status 1).
 int run_get(const std::string& dir, const std::string& key, bool raw);
 
+// As run_get(), for the value `key` had at timestamp `ts` (get_at). NotFound when it had none
+// then; NotSupported on a database that is not versioned.
+int run_get_at(const std::string& dir, const std::string& key, uint64_t ts, bool raw);
+
+// Prints the versions of `key`, newest first (then the later commit first), at most `limit` (0:
+// all): one line per version, its timestamp in decimal, a tab and the escaped value; with
+// `tombstones` a delete is the line "<timestamp> deleted" (no tab, so it never reads as a
+// value). A key without versions prints nothing and succeeds. NotSupported on a database that is
+// not versioned.
+int run_history(const std::string& dir, const std::string& key, bool tombstones, uint64_t limit);
+
 // Deletes `key` (deleting a missing key succeeds).
 int run_del(const std::string& dir, const std::string& key);
 
 // Prints one line per entry: the escaped key, and unless keys_only a tab and the escaped value.
+// With `at`, the database as it was then (range_at / keys_at; a versioned database).
 int run_scan(const std::string& dir, const ScanOptions& options);
 
 // Prints the number of live keys in the range.
 int run_count(const std::string& dir, const KeyRange& range);
 
-// Prints the tree's TreeStats.
+// Prints the tree's TreeStats and its stored versioning.
 int run_stats(const std::string& dir);
 
 // Writes the memtable to a table and waits until it is durable.

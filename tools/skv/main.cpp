@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands.h"
 #include "escape.h"
+#include "skv/options.h"
 
 namespace {
 
@@ -19,17 +21,29 @@ constexpr char kUsage[] =
     "\n"
     "commands:\n"
     "  demo <dir>                 write sample users, read and scan them, show a conflict\n"
-    "  set <dir> <key> <value>    set a key (durable when the command returns)\n"
+    "  set <dir> <key> <value> [--at TS] [--versioned]\n"
+    "                             set a key (durable when the command returns); --at: stamped\n"
+    "                             with timestamp TS; --versioned: create a missing database\n"
+    "                             versioned (keeping every version), or insist that it is\n"
     "  get <dir> <key> [--raw]    print a value (--raw: the bytes as stored, no newline)\n"
+    "  get-at <dir> <key> <TS> [--raw]\n"
+    "                             print the value the key had at timestamp TS\n"
+    "  history <dir> <key> [--tombstones] [--limit N]\n"
+    "                             print the key's versions, newest first: 'TS<TAB>value' lines,\n"
+    "                             and with --tombstones 'TS deleted' for each delete\n"
     "  del <dir> <key>            delete a key\n"
     "  scan <dir> [--prefix P] [--start S] [--end E] [--reverse] [--limit N] [--keys-only]\n"
-    "                             print 'key<TAB>value' lines in key order ([S, E) and/or P)\n"
+    "       [--at TS]             print 'key<TAB>value' lines in key order ([S, E) and/or P);\n"
+    "                             --at: the database as it was at timestamp TS\n"
     "  count <dir> [--prefix P] [--start S] [--end E]\n"
     "                             print the number of keys\n"
     "  stats <dir>                print the tree's counters and level shape\n"
     "  flush <dir>                write the memtable to a table\n"
     "  compact <dir>              compact every level down\n"
     "\n"
+    "Timestamps (TS) are nanoseconds since the Unix epoch, 0 to 9223372036854775807. The\n"
+    "versioned commands (--at, get-at, history) need a database created versioned; a database\n"
+    "opens as it was created.\n"
     "Keys and values are bytes. Output prints a backslash as \\\\ and any byte outside printable\n"
     "ASCII as \\xNN; arguments are read back the same way (so 'a\\x00b' is a, a zero byte, b).\n"
     "Exit status: 0 success, 1 failure (not found, I/O, corruption, busy, ...), 2 bad usage.\n";
@@ -39,11 +53,34 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// A decimal number with nothing around it, at most `max`.
+std::optional<uint64_t> parse_number(std::string_view text, uint64_t max) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n > max) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+// A timestamp argument: nanoseconds since the Unix epoch, 0 to 2^63 - 1 (kMaxTimestamp).
+std::optional<uint64_t> parse_timestamp(std::string_view text) {
+  return parse_number(text, skv::kMaxTimestamp);
+}
+
+std::string bad_timestamp(std::string_view text) {
+  return "a timestamp must be a number from 0 to " + std::to_string(skv::kMaxTimestamp) +
+         ", got '" + std::string(text) + "'";
+}
+
 struct Args {
   // The directory as typed (a path, never unescaped), then the unescaped keys and values.
   std::vector<std::string> positional;
   skv::cli::ScanOptions scan;
   bool raw = false;
+  bool tombstones = false;
+  bool versioned = false;
+  std::optional<uint64_t> at;
   std::vector<std::string> flags_seen;
 };
 
@@ -73,17 +110,26 @@ int parse(int argc, char** argv, Args* args) {
       args->scan.keys_only = true;
     } else if (arg == "--raw") {
       args->raw = true;
-    } else if (arg == "--prefix" || arg == "--start" || arg == "--end" || arg == "--limit") {
+    } else if (arg == "--tombstones") {
+      args->tombstones = true;
+    } else if (arg == "--versioned") {
+      args->versioned = true;
+    } else if (arg == "--prefix" || arg == "--start" || arg == "--end" || arg == "--limit" ||
+               arg == "--at") {
       if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
       const std::string_view value = argv[++i];
       if (arg == "--limit") {
-        uint64_t limit = 0;
-        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), limit);
-        if (ec != std::errc() || end != value.data() + value.size()) {
+        const std::optional<uint64_t> limit = parse_number(value, UINT64_MAX);
+        if (!limit) {
           return usage_error("--limit needs a non-negative number, got '" + std::string(value) +
                              "'");
         }
-        args->scan.limit = limit;
+        args->scan.limit = *limit;
+        continue;
+      }
+      if (arg == "--at") {
+        args->at = parse_timestamp(value);
+        if (!args->at) return usage_error("--at: " + bad_timestamp(value));
         continue;
       }
       skv::Result<std::string> text = skv::cli::unescape(value);
@@ -141,10 +187,12 @@ int main(int argc, char** argv) {
   };
   static constexpr Shape kShapes[] = {
       {"demo", 1, ""},
-      {"set", 3, ""},
+      {"set", 3, "--at --versioned"},
       {"get", 2, "--raw"},
+      {"get-at", 3, "--raw"},
+      {"history", 2, "--tombstones --limit"},
       {"del", 2, ""},
-      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only"},
+      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only --at"},
       {"count", 1, "--prefix --start --end"},
       {"stats", 1, ""},
       {"flush", 1, ""},
@@ -164,10 +212,21 @@ int main(int argc, char** argv) {
 
   const std::string& dir = pos[0];
   if (command == "demo") return skv::cli::run_demo(dir);
-  if (command == "set") return skv::cli::run_set(dir, pos[1], pos[2]);
+  if (command == "set") return skv::cli::run_set(dir, pos[1], pos[2], args.at, args.versioned);
   if (command == "get") return skv::cli::run_get(dir, pos[1], args.raw);
+  if (command == "get-at") {
+    const std::optional<uint64_t> ts = parse_timestamp(pos[2]);
+    if (!ts) return usage_error("get-at: " + bad_timestamp(pos[2]));
+    return skv::cli::run_get_at(dir, pos[1], *ts, args.raw);
+  }
+  if (command == "history") {
+    return skv::cli::run_history(dir, pos[1], args.tombstones, args.scan.limit);
+  }
   if (command == "del") return skv::cli::run_del(dir, pos[1]);
-  if (command == "scan") return skv::cli::run_scan(dir, args.scan);
+  if (command == "scan") {
+    args.scan.at = args.at;
+    return skv::cli::run_scan(dir, args.scan);
+  }
   if (command == "count") return skv::cli::run_count(dir, args.scan.range);
   if (command == "stats") return skv::cli::run_stats(dir);
   if (command == "flush") return skv::cli::run_flush(dir);

@@ -25,15 +25,42 @@ void print_error(std::string_view command, const Status& status) {
                status.to_string().c_str());
 }
 
+namespace {
+
+// Options::versioning stays unset, so an existing database opens as it was created.
+Result<Tree> open_tree(const std::shared_ptr<Platform>& platform, const std::string& dir,
+                       bool create, bool versioned) {
+  TreeBuilder builder;
+  builder.with_path(dir)
+      .with_platform(platform)
+      .with_create_if_missing(create)
+      .with_default_durability(Durability::Immediate);
+  if (versioned) builder.with_versioning(true, 0);
+  return builder.build();
+}
+
+}  // namespace
+
 int with_tree(std::string_view command, const std::string& dir, bool create,
               const std::function<Status(Session&)>& body) {
+  return with_tree(command, dir, OpenMode{create, false}, body);
+}
+
+int with_tree(std::string_view command, const std::string& dir, OpenMode mode,
+              const std::function<Status(Session&)>& body) {
   std::shared_ptr<Platform> platform = default_platform();
-  Result<Tree> tree = TreeBuilder()
-                          .with_path(dir)
-                          .with_platform(platform)
-                          .with_create_if_missing(create)
-                          .with_default_durability(Durability::Immediate)
-                          .build();
+  // A versioned create: open what exists as it is (with_versioning would replace a stored
+  // retention), and only a database that is not there yet is created versioned.
+  Result<Tree> tree = open_tree(platform, dir, mode.create && !mode.versioned, false);
+  if (mode.create && mode.versioned && tree.status().is_not_found()) {
+    tree = open_tree(platform, dir, true, true);
+  }
+  if (tree.ok() && mode.versioned && !tree->versioning().enabled) {
+    (void)tree->close();
+    tree = Status::invalid_argument(dir +
+                                    ": the database is not versioned, and versioning "
+                                    "cannot be turned on for a database that exists");
+  }
   if (!tree.ok()) {
     print_error(command, tree.status().with_context("opening " + dir));
     return 1;

@@ -37,9 +37,17 @@ class Session {
 // Prints "skv: <command>: <status>" to stderr.
 void print_error(std::string_view command, const Status& status);
 
-// Opens the tree at `dir` (creating it when `create`), runs `body`, then closes the tree. Returns
-// 0 if opening, the body and closing all succeeded; otherwise prints the first error and
-// returns 1.
+// How a command opens its tree. A database always opens as it was created (versioned or not);
+// `versioned` only decides how a missing one is created.
+struct OpenMode {
+  bool create = false;     // create the database when it does not exist
+  bool versioned = false;  // ... versioned, keeping every version
+};
+
+// Opens the tree at `dir` as `mode` says, runs `body`, then closes the tree. Returns 0 if
+// opening, the body and closing all succeeded; otherwise prints the first error and returns 1.
+int with_tree(std::string_view command, const std::string& dir, OpenMode mode,
+              const std::function<Status(Session&)>& body);
 int with_tree(std::string_view command, const std::string& dir, bool create,
               const std::function<Status(Session&)>& body);
 

@@ -63,6 +63,59 @@ EM_JS(int, skv_js_field, (EM_VAL obj, const char* field, double* number, char** 
   }
 });
 
+// Reads obj[field] as a new Emval handle in *out (undefined when obj is undefined or null); -1 if
+// the read threw.
+EM_JS(int, skv_js_property, (EM_VAL obj, const char* field, EM_VAL* out), {
+  try {
+    var o = Emval.toValue(obj);
+    var v = (o === undefined || o === null) ? undefined : o[UTF8ToString(field)];
+    HEAPU32[out >> 2] = Emval.toHandle(v);
+    return 0;
+  } catch (e) {
+    Module.skvLastError = e;
+    return -1;
+  }
+});
+
+// Reads a BigInt or a safe-integer Number from 0 to 2^63 - 1 into words[0] (low 32 bits) and
+// words[1] (high): 0 absent (undefined or null), 1 read. Otherwise a malloc'd description of the
+// value goes to *text and the result is 2. -1 if something threw. (No BigInt literals: the
+// optimizer's parser may predate them.)
+EM_JS(int, skv_js_u63, (EM_VAL handle, uint32_t* words, char** text), {
+  try {
+    var v = Emval.toValue(handle);
+    if (v === undefined || v === null) return 0;
+    var t = typeof v;
+    var two32 = 4294967296;
+    if (t === "bigint" && v >= BigInt(0) && v <= BigInt("9223372036854775807")) {
+      HEAPU32[words >> 2] = Number(v & BigInt(two32 - 1));
+      HEAPU32[(words >> 2) + 1] = Number(v >> BigInt(32));
+      return 1;
+    }
+    if (t === "number" && Number.isSafeInteger(v) && v >= 0) {
+      HEAPU32[words >> 2] = v % two32;
+      HEAPU32[(words >> 2) + 1] = Math.floor(v / two32);
+      return 1;
+    }
+    var s;
+    if (t === "bigint") s = v.toString() + "n";
+    else if (t === "number") s = String(v);
+    else if (t === "string") s = JSON.stringify(v.length > 40 ? v.slice(0, 40) + "..." : v);
+    else if (t === "boolean") s = String(v);
+    else if (t === "object") s = Array.isArray(v) ? "an array" : "an object";
+    else s = "a " + t;
+    var n = lengthBytesUTF8(s) + 1;
+    var p = _malloc(n);
+    if (!p) throw new RangeError("out of wasm memory for a string of " + n + " bytes");
+    stringToUTF8(s, p, n);
+    HEAPU32[text >> 2] = p;
+    return 2;
+  } catch (e) {
+    Module.skvLastError = e;
+    return -1;
+  }
+});
+
 // A new Uint8Array copied from [src, src + n), as an Emval handle; 0 if it could not be made.
 EM_JS(EM_VAL, skv_js_bytes, (const char* src, double n), {
   try {
@@ -128,6 +181,41 @@ Status read_js_field(const emscripten::val& object, const char* field, JsField* 
       out->type = JsField::Type::Absent;
       break;
   }
+  return Status();
+}
+
+Status read_js_property(const emscripten::val& object, const char* field, emscripten::val* out) {
+  EM_VAL handle = nullptr;
+  if (skv_js_property(object.as_handle(), field, &handle) < 0) {
+    return Status::invalid_argument(std::string("option ") + field +
+                                    " could not be read: " + describe(take_js_error()));
+  }
+  *out = emscripten::val::take_ownership(handle);
+  return Status();
+}
+
+Status read_js_u63(const emscripten::val& value, const std::string& what, uint64_t min,
+                   uint64_t* out, bool* present) {
+  *present = false;
+  uint32_t words[2] = {0, 0};
+  char* text = nullptr;
+  const int kind = skv_js_u63(value.as_handle(), words, &text);
+  const std::string range =
+      " must be a BigInt or a safe integer from " + std::to_string(min) + " to 9223372036854775807";
+  if (kind < 0) {
+    return Status::invalid_argument(what + range + ", and reading it threw " +
+                                    describe(take_js_error()));
+  }
+  if (kind == 2) {
+    std::string shown = text != nullptr ? text : "a value that cannot be shown";
+    std::free(text);
+    return Status::invalid_argument(what + range + ", not " + shown);
+  }
+  if (kind == 0) return Status();
+  const uint64_t v = (uint64_t{words[1]} << 32) | words[0];
+  if (v < min) return Status::invalid_argument(what + range + ", not " + std::to_string(v));
+  *out = v;
+  *present = true;
   return Status();
 }
 

@@ -20,6 +20,7 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,19 @@ struct JsField {
 // Reads `object[field]` into `*out`. InvalidArgument naming `field` and the exception if reading
 // threw.
 Status read_js_field(const emscripten::val& object, const char* field, JsField* out);
+
+// Reads `object[field]` as it is, for an option that is itself an object: `*out` is undefined
+// when `object` is undefined or null. InvalidArgument naming `field` and the exception if reading
+// threw.
+Status read_js_property(const emscripten::val& object, const char* field, emscripten::val* out);
+
+// A timestamp or another integer up to 2^63 - 1 (kMaxTimestamp), as JavaScript hands it over: a
+// BigInt, or a Number that is a safe integer. `*present` is false for undefined or null (and
+// `*out` is left alone). Anything else (a negative value, a fraction, NaN, a Number beyond 2^53 -
+// 1, a BigInt beyond 2^63 - 1, a string, an object) is InvalidArgument: "<what> must be a BigInt
+// or a safe integer from <min> to 9223372036854775807, not <the value>". Never throws.
+Status read_js_u63(const emscripten::val& value, const std::string& what, uint64_t min,
+                   uint64_t* out, bool* present);
 
 // A Uint8Array holding a copy of `bytes` (the copy is made before anything can grow the wasm
 // heap). IO naming the exception if JavaScript could not allocate it.

@@ -113,6 +113,37 @@ Status read_string(const val& obj, const char* field, std::optional<std::string>
   return Status();
 }
 
+// The versioning option, { enabled, retentionNs }: an object turns Options::versioning on (so an
+// existing database must agree on `enabled`); absent, the database opens as it was created.
+Status read_versioning(const val& js, Options* o) {
+  JsField f;
+  if (Status s = read_js_field(js, "versioning", &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
+  if (f.type != JsField::Type::Other || f.text != "object") {
+    return Status::invalid_argument("option versioning must be an object, not " +
+                                    (f.text == "array" ? std::string("an array") : type_name(f)));
+  }
+  val v = val::undefined();
+  if (Status s = read_js_property(js, "versioning", &v); !s.ok()) return s;
+  Versioning versioning;
+  versioning.enabled = true;
+  if (Status s = read_bool(v, "enabled", &versioning.enabled); !s.ok()) {
+    return Status::invalid_argument("versioning: " + s.message());
+  }
+  val retention = val::undefined();
+  if (Status s = read_js_property(v, "retentionNs", &retention); !s.ok()) {
+    return Status::invalid_argument("versioning: " + s.message());
+  }
+  bool present = false;
+  if (Status s = read_js_u63(retention, "option versioning.retentionNs", 0,
+                             &versioning.retention_ns, &present);
+      !s.ok()) {
+    return s;
+  }
+  o->versioning = versioning;
+  return Status();
+}
+
 Status read_options(const val& js, Options* o, OpfsOptions* pool) {
   std::optional<std::string> durability, compression;
   for (const Status& s : {
@@ -131,6 +162,7 @@ Status read_options(const val& js, Options* o, OpfsOptions* pool) {
            read_bool(js, "openWithDamagedSlots", &pool->open_with_damaged_slots),
            read_string(js, "durability", &durability),
            read_string(js, "compression", &compression),
+           read_versioning(js, o),
        }) {
     if (!s.ok()) return s;
   }
@@ -168,6 +200,19 @@ void set_u32(std::string* out, size_t at, uint32_t v) {
 }
 
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
+
+// A timestamp argument of `call` (read_js_u63), at least `min`.
+Status read_timestamp(const val& ts, const char* call, uint64_t min, uint64_t* out) {
+  bool present = false;
+  const std::string what = std::string(call) + ": the timestamp";
+  if (Status s = read_js_u63(ts, what, min, out, &present); !s.ok()) return s;
+  if (!present) {
+    return Status::invalid_argument(what + " must be a BigInt or a safe integer from " +
+                                    std::to_string(min) + " to 9223372036854775807, not " +
+                                    (ts.isNull() ? "null" : "undefined"));
+  }
+  return Status();
+}
 
 }  // namespace
 
@@ -272,6 +317,65 @@ val WebDb::get(int id, const std::string& key) {
   return bytes_to_js(**v);
 }
 
+int WebDb::set_at(int id, const std::string& key, const std::string& value, val ts) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return static_cast<int>(error_.code());
+  uint64_t at = 0;
+  if (Status s = read_timestamp(ts, "setAt", 1, &at); !s.ok()) return fail(s);
+  return fail(t->set_at(key, value, at));
+}
+
+val WebDb::get_at(int id, const std::string& key, val ts) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return val::null();
+  uint64_t at = 0;
+  if (Status s = read_timestamp(ts, "getAt", 0, &at); !s.ok()) return fail(s), val::null();
+  Result<std::optional<std::string>> v = t->get_at(key, at);
+  if (!v.ok()) return fail(v.status()), val::null();
+  if (!v->has_value()) return val::undefined();
+  return bytes_to_js(**v);
+}
+
+val WebDb::history(int id, const std::string& key, bool include_tombstones, double limit) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return val::null();
+  if (std::isnan(limit) || limit < 0 || (std::isfinite(limit) && std::trunc(limit) != limit)) {
+    return fail(Status::invalid_argument("history: limit must be a non-negative integer or "
+                                         "Infinity, not " +
+                                         number_text(limit))),
+           val::null();
+  }
+  HistoryOptions o;
+  o.include_tombstones = include_tombstones;
+  // HistoryOptions::limit 0 means all; a limit of 0 still checks the call, then returns none.
+  o.limit = limit == 0 ? 1
+            : limit >= static_cast<double>(std::numeric_limits<size_t>::max())
+                ? 0
+                : static_cast<size_t>(limit);
+  Result<std::vector<KeyVersion>> h = t->history(key, o);
+  if (!h.ok()) return fail(h.status()), val::null();
+  if (limit == 0) h->clear();
+  std::string out;
+  put_u32(&out, static_cast<uint32_t>(h->size()));
+  for (const KeyVersion& v : *h) {
+    put_u32(&out, static_cast<uint32_t>(v.timestamp & 0xffffffffu));
+    put_u32(&out, static_cast<uint32_t>(v.timestamp >> 32));
+    put_u32(&out, v.tombstone ? kNoValue : static_cast<uint32_t>(v.value.size()));
+    if (!v.tombstone) out.append(v.value);
+  }
+  return bytes_to_js(out);
+}
+
+val WebDb::versioning() {
+  if (!tree_)
+    return fail(Status::closed("opfs:" + name_ + ": the database is closed")), val::null();
+  const Versioning v = tree_->versioning();
+  val out = val::object();
+  out.set("enabled", v.enabled);
+  out.set("retentionNs", val::global("BigInt")(std::to_string(v.retention_ns)));
+  return out;
+}
+
 double WebDb::count(int id, const std::string& start, const std::string& end) {
   Transaction* t = txn(id);
   if (t == nullptr) return -1;
@@ -342,15 +446,28 @@ val WebDb::take_done() {
   return done;
 }
 
-int WebDb::iter_open(int id, const std::string& start, const std::string& end, bool reverse,
-                     bool keys_only) {
-  Transaction* t = txn(id);
-  if (t == nullptr) return 0;
-  Result<Iterator> it = keys_only ? t->keys(start, end) : t->range(start, end);
+int WebDb::add_cursor(Result<Iterator> it, bool reverse, bool keys_only) {
   if (!it.ok()) return fail(it.status()), 0;
   const int cid = next_id_++;
   cursors_.emplace(cid, Cursor{std::move(it).value(), reverse, keys_only, false});
   return cid;
+}
+
+int WebDb::iter_open(int id, const std::string& start, const std::string& end, bool reverse,
+                     bool keys_only) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return 0;
+  return add_cursor(keys_only ? t->keys(start, end) : t->range(start, end), reverse, keys_only);
+}
+
+int WebDb::iter_open_at(int id, const std::string& start, const std::string& end, val ts,
+                        bool reverse, bool keys_only) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return 0;
+  uint64_t at = 0;
+  if (Status s = read_timestamp(ts, "rangeAt", 0, &at); !s.ok()) return fail(s), 0;
+  return add_cursor(keys_only ? t->keys_at(start, end, at) : t->range_at(start, end, at), reverse,
+                    keys_only);
 }
 
 Status WebDb::start(Cursor* c) {
@@ -561,7 +678,12 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("rollbackToSavepoint", &WebDb::rollback_to_savepoint)
       .function("rollback", &WebDb::rollback)
       .function("commit", &WebDb::commit)
+      .function("setAt", &WebDb::set_at)
+      .function("getAt", &WebDb::get_at)
+      .function("history", &WebDb::history)
+      .function("versioning", &WebDb::versioning)
       .function("iterOpen", &WebDb::iter_open)
+      .function("iterOpenAt", &WebDb::iter_open_at)
       .function("iterNext", &WebDb::iter_next)
       .function("iterSkip", &WebDb::iter_skip)
       .function("iterClose", &WebDb::iter_close)

@@ -66,9 +66,26 @@ class WebDb {
   // `durability`: 0 Eventual, 1 Immediate, -1 the database's default.
   int commit(int txn, int durability);
 
+  // Versioned queries (skv/transaction.h); on a database that is not versioned they fail with
+  // NotSupported. A timestamp arrives as JavaScript gave it, a BigInt or a safe-integer Number,
+  // and is checked here (read_js_u63): anything but an integer from 0 (1 for set_at) to 2^63 - 1
+  // is InvalidArgument naming the value.
+  int set_at(int txn, const std::string& key, const std::string& value, emscripten::val ts);
+  // As get(), as of `ts`.
+  emscripten::val get_at(int txn, const std::string& key, emscripten::val ts);
+  // The versions of `key`, newest first, packed (little-endian): u32 count, then per version u64
+  // timestamp, u32 value length (0xFFFFFFFF for a tombstone), the value. `limit`: at most that
+  // many (a non-negative integer or Infinity; 0 gives none). Null on error.
+  emscripten::val history(int txn, const std::string& key, bool include_tombstones, double limit);
+  // The stored versioning as { enabled, retentionNs } (retentionNs a BigInt).
+  emscripten::val versioning();
+
   // Iterators over [start, end) of a transaction's view. iter_open returns an id (> 0) or 0.
   int iter_open(int txn, const std::string& start, const std::string& end, bool reverse,
                 bool keys_only);
+  // As iter_open(), over the tree as of `ts` (range_at, or keys_at for keys only).
+  int iter_open_at(int txn, const std::string& start, const std::string& end, emscripten::val ts,
+                   bool reverse, bool keys_only);
   // The next entries, packed (little-endian): u32 count, u32 done (1 when the range is
   // exhausted), then per entry u32 key length, u32 value length (0xFFFFFFFF for keys only), the
   // key, the value. At most `max_entries` entries and about `max_bytes` bytes; both must be at
@@ -126,6 +143,7 @@ class WebDb {
   // Positions a cursor on its first entry the first time it is used.
   Status start(Cursor* c);
   Status step(Cursor* c);
+  int add_cursor(Result<Iterator> it, bool reverse, bool keys_only);
 
   std::string name_;
   std::shared_ptr<OpfsPlatform> platform_;

@@ -12,27 +12,37 @@
 // collected, so a forgotten one does not pin its snapshot until close().
 
 import { SkvError, invalid, quietRejection } from './errors.js';
-import { decode, packWrites, toBound, toUint8, unpackBatch } from './codec.js';
-import { checkOptions, COMMIT_OPTIONS, READ_OPTIONS, RANGE_OPTIONS, SCAN_OPTIONS } from './options.js';
+import {
+  decode, packWrites, toBound, toUint8, unpackBatch, unpackVersions, WRITE_DELETE, WRITE_SET,
+  WRITE_SET_AT,
+} from './codec.js';
+import {
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, READ_OPTIONS, RANGE_OPTIONS,
+  SCAN_OPTIONS,
+} from './options.js';
 import { RangeIterator, dropped } from './client-range.js';
 
 /** @typedef {import('./rpc.js').Rpc} Rpc */
 /** @typedef {{ resolve: () => void, reject: (e: unknown) => void }} Waiter */
 
-/** @type {(tx: Transaction, start: unknown, end: unknown, options: any) => RangeIterator} */
+/**
+ * @type {(tx: Transaction, start: unknown, end: unknown, options: any, at?: bigint)
+ *   => RangeIterator}
+ */
 let ownedRangeOf;
 
 export class Transaction {
   /** @type {Rpc} */ #rpc;
   /** @type {number} */ #id;
-  /** @type {Array<[number, Uint8Array, Uint8Array | undefined]>} */ #writes = [];
+  /** @type {Array<[number, Uint8Array, Uint8Array | undefined, bigint | undefined]>} */
+  #writes = [];
   /** @type {Waiter[]} */ #waiters = [];
   #finished = false;
   /** @type {SkvError | null} the error that failed the transaction */
   #failed = null;
 
   static {
-    ownedRangeOf = (tx, start, end, options) => tx.#range(start, end, options, true);
+    ownedRangeOf = (tx, start, end, options, at) => tx.#range(start, end, options, true, at);
   }
 
   /**
@@ -71,29 +81,32 @@ export class Transaction {
   }
 
   /**
-   * @param {number} kind  1 set, 2 delete
+   * @param {number} kind  WRITE_SET, WRITE_DELETE or WRITE_SET_AT (codec.js)
    * @param {unknown} key
    * @param {unknown} value
+   * @param {unknown} [timestamp]  for WRITE_SET_AT
    * @returns {Promise<void>}
    */
-  #queueWrite(kind, key, value) {
+  #queueWrite(kind, key, value, timestamp) {
     const unusable = this.#unusable();
     // After commit() or rollback() nothing will report this write, so its promise is left loud.
     if (unusable) return this.#failed ? quietRejection(unusable) : Promise.reject(unusable);
     let k;
     let v;
+    let ts;
     try {
       if (this.mode === 'readonly') {
         throw new SkvError('read_only', 'the transaction is read-only');
       }
       k = toUint8(key, 'key');
-      if (kind === 1) v = toUint8(value, 'value');
+      if (kind !== WRITE_DELETE) v = toUint8(value, 'value');
+      if (kind === WRITE_SET_AT) ts = checkTimestamp(timestamp, 'setAt', 1);
     } catch (e) {
       this.#fail(/** @type {SkvError} */ (e));
       return quietRejection(e);
     }
     if (this.#writes.length === 0) queueMicrotask(() => this.#sendWrites());
-    this.#writes.push([kind, k, v]);
+    this.#writes.push([kind, k, v, ts]);
     /** @type {Promise<void>} */
     const p = new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
     p.catch(() => {});
@@ -136,12 +149,24 @@ export class Transaction {
    * @param {import('../types/common.js').Bytes} value
    */
   set(key, value) {
-    return this.#queueWrite(1, key, value);
+    return this.#queueWrite(WRITE_SET, key, value);
+  }
+
+  /**
+   * Queues a write stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's time. A bad
+   * timestamp fails the transaction like a bad key; so does a database without versioning
+   * (`not_supported`, once the worker has seen the write).
+   * @param {import('../types/common.js').Bytes} key
+   * @param {import('../types/common.js').Bytes} value
+   * @param {import('../types/common.js').Timestamp} timestamp
+   */
+  setAt(key, value, timestamp) {
+    return this.#queueWrite(WRITE_SET_AT, key, value, timestamp);
   }
 
   /** @param {import('../types/common.js').Bytes} key */
   delete(key) {
-    return this.#queueWrite(2, key, undefined);
+    return this.#queueWrite(WRITE_DELETE, key, undefined);
   }
 
   /**
@@ -154,6 +179,32 @@ export class Transaction {
     const { as } = checkOptions(options, READ_OPTIONS, 'get');
     const k = toUint8(key, 'key');
     return /** @type {any} */ (decode(await this.#request('get', [k]), as));
+  }
+
+  /**
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
+   */
+  async getAt(key, timestamp, options) {
+    const { as } = checkOptions(options, READ_OPTIONS, 'getAt');
+    const k = toUint8(key, 'key');
+    const ts = checkTimestamp(timestamp, 'getAt');
+    return /** @type {any} */ (decode(await this.#request('getAt', [k, ts]), as));
+  }
+
+  /**
+   * @template {import('../types/common.js').HistoryOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {O} [options]
+   * @returns {Promise<Array<import('../types/common.js').KeyVersion<import('../types/common.js').Decoded<O>>>>}
+   */
+  async history(key, options) {
+    const { as, ...rest } = checkOptions(options, HISTORY_OPTIONS, 'history');
+    const k = toUint8(key, 'key');
+    return unpackVersions(await this.#request('history', [k, rest]), as);
   }
 
   /**
@@ -172,9 +223,34 @@ export class Transaction {
    * @returns {Promise<any[]>}
    */
   async scan(start, end, options) {
-    const { as, ...rest } = checkOptions(options, SCAN_OPTIONS, 'scan');
-    const batches = await this.#request('scan',
-      [toBound(start, 'start'), toBound(end, 'end'), rest]);
+    return this.#scan(start, end, options);
+  }
+
+  /**
+   * As scan(), over the database as it was at `timestamp`.
+   * @param {import('../types/common.js').Bytes | undefined} start
+   * @param {import('../types/common.js').Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').ScanOptions} [options]
+   * @returns {Promise<any[]>}
+   */
+  async scanAt(start, end, timestamp, options) {
+    return this.#scan(start, end, options, checkTimestamp(timestamp, 'scanAt'));
+  }
+
+  /**
+   * @param {unknown} start
+   * @param {unknown} end
+   * @param {import('../types/common.js').ScanOptions | undefined} options
+   * @param {bigint} [at]
+   */
+  async #scan(start, end, options, at) {
+    const { as, ...rest } =
+      checkOptions(options, SCAN_OPTIONS, at === undefined ? 'scan' : 'scanAt');
+    /** @type {unknown[]} */
+    const args = [toBound(start, 'start'), toBound(end, 'end'), rest];
+    if (at !== undefined) args.push(at);
+    const batches = await this.#request('scan', args);
     const out = [];
     for (const b of batches) out.push(...unpackBatch(b, as).entries);
     return out;
@@ -193,17 +269,35 @@ export class Transaction {
   }
 
   /**
+   * An async iterator over [start, end) as the database was at `timestamp`: each key with its
+   * version as of then. Same options as range(); bad arguments throw here.
+   * @param {import('../types/common.js').Bytes | undefined} start
+   * @param {import('../types/common.js').Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').RangeOptions} [options]
+   * @returns {RangeIterator}
+   */
+  rangeAt(start, end, timestamp, options) {
+    return this.#range(start, end, options, false, checkTimestamp(timestamp, 'rangeAt'));
+  }
+
+  /**
    * @param {unknown} start
    * @param {unknown} end
    * @param {import('../types/common.js').RangeOptions | undefined} options
    * @param {boolean} owned  the iterator ends this transaction when it closes
+   * @param {bigint} [at]  a checked timestamp, for rangeAt()
    */
-  #range(start, end, options, owned) {
-    const { as, batchSize = 256, ...rest } = checkOptions(options, RANGE_OPTIONS, 'range');
+  #range(start, end, options, owned, at) {
+    const { as, batchSize = 256, ...rest } =
+      checkOptions(options, RANGE_OPTIONS, at === undefined ? 'range' : 'rangeAt');
     const s = toBound(start, 'start');
     const e = toBound(end, 'end');
     const itId = this.#rpc.newId();
-    const opened = this.#request('iterOpen', [itId, s, e, rest]);
+    /** @type {unknown[]} */
+    const args = [itId, s, e, rest];
+    if (at !== undefined) args.push(at);
+    const opened = this.#request('iterOpen', args);
     opened.catch(() => {});
     return new RangeIterator(this.#rpc, this, itId, opened, { as, batchSize },
       owned ? () => this.rollback() : null);
@@ -252,14 +346,15 @@ export class Transaction {
 }
 
 /**
- * For Database.range(): an iterator that rolls `tx` back when it closes.
+ * For Database.range() and rangeAt(): an iterator that rolls `tx` back when it closes.
  * @param {Transaction} tx
  * @param {unknown} start
  * @param {unknown} end
  * @param {any} options
+ * @param {bigint} [at]  a checked timestamp, for rangeAt()
  */
-export function ownedRange(tx, start, end, options) {
-  return ownedRangeOf(tx, start, end, options);
+export function ownedRange(tx, start, end, options, at) {
+  return ownedRangeOf(tx, start, end, options, at);
 }
 
 /**

@@ -10,7 +10,9 @@
 import createSkvCore from '../dist/skv-core.mjs';
 import { toBytes } from './codec.js';
 import { SkvError, asSkvError, invalid } from './errors.js';
-import { checkOptions, COMMIT_OPTIONS, READ_OPTIONS, OPEN_OPTIONS } from './options.js';
+import {
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, READ_OPTIONS, OPEN_OPTIONS,
+} from './options.js';
 import { runTransaction } from './retry.js';
 import {
   SlotTable, checkName, checkOpfs, databaseDir, discardDatabase, removeDatabase,
@@ -195,6 +197,78 @@ export class Database {
   }
 
   /**
+   * One write stamped with `timestamp` (1 to 2^63 - 1), in a transaction of its own.
+   * @param {Bytes} key
+   * @param {Bytes} value
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').CommitOptions} [options]
+   * @returns {Promise<void>}
+   */
+  async setAt(key, value, timestamp, options) {
+    const k = toBytes(key, 'key');
+    const v = toBytes(value, 'value');
+    const ts = checkTimestamp(timestamp, 'setAt', 1);
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'setAt');
+    const tx = this.begin();
+    try {
+      tx.setAt(k, v, ts);
+    } catch (e) {
+      tx.rollback();
+      throw e;
+    }
+    return tx.commit(checked);
+  }
+
+  /**
+   * The value of `key` as of `timestamp`, or undefined.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {Bytes} key
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {O} [options]
+   * @returns {import('../types/common.js').Decoded<O> | undefined}
+   */
+  getAt(key, timestamp, options) {
+    const checked = /** @type {O} */ (checkOptions(options, READ_OPTIONS, 'getAt'));
+    toBytes(key, 'key');
+    const ts = checkTimestamp(timestamp, 'getAt');
+    const tx = this.begin('readonly');
+    try {
+      return tx.getAt(key, ts, checked);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * Every version of `key`, newest first.
+   * @template {import('../types/common.js').HistoryOptions} [O={}]
+   * @param {Bytes} key
+   * @param {O} [options]
+   * @returns {Array<import('../types/common.js').KeyVersion<import('../types/common.js').Decoded<O>>>}
+   */
+  history(key, options) {
+    const checked = /** @type {O} */ (checkOptions(options, HISTORY_OPTIONS, 'history'));
+    toBytes(key, 'key');
+    const tx = this.begin('readonly');
+    try {
+      return tx.history(key, checked);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * Whether the database is versioned and its retention, as stored in it.
+   * @returns {import('../types/common.js').Versioning}
+   */
+  versioning() {
+    this.#engine.check();
+    const v = this.#engine.native.versioning();
+    if (v === null) throw this.#engine.error();
+    return v;
+  }
+
+  /**
    * @param {Bytes} key
    * @param {import('../types/common.js').CommitOptions} [options]
    * @returns {Promise<void>}
@@ -237,6 +311,41 @@ export class Database {
     const tx = this.begin('readonly');
     try {
       return ownedRange(tx, start, end, options);
+    } catch (e) {
+      tx.rollback();
+      throw e;
+    }
+  }
+
+  /**
+   * As scan(), over the database as it was at `timestamp`.
+   * @param {Bytes | undefined} start
+   * @param {Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').ScanOptions} [options]
+   */
+  scanAt(start, end, timestamp, options) {
+    const ts = checkTimestamp(timestamp, 'scanAt');
+    const tx = this.begin('readonly');
+    try {
+      return tx.scanAt(start, end, ts, options);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * As range(), over the database as it was at `timestamp`.
+   * @param {Bytes | undefined} start
+   * @param {Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').RangeOptions} [options]
+   */
+  rangeAt(start, end, timestamp, options) {
+    const ts = checkTimestamp(timestamp, 'rangeAt');
+    const tx = this.begin('readonly');
+    try {
+      return ownedRange(tx, start, end, options, ts);
     } catch (e) {
       tx.rollback();
       throw e;

@@ -18,7 +18,9 @@
 
 import { SkvError } from './errors.js';
 import { toUint8 } from './codec.js';
-import { checkOptions, COMMIT_OPTIONS, OPEN_OPTIONS, READ_OPTIONS } from './options.js';
+import {
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, OPEN_OPTIONS, READ_OPTIONS,
+} from './options.js';
 import { runTransaction } from './retry.js';
 import { checkName } from './slots.js';
 import { Rpc } from './rpc.js';
@@ -184,6 +186,71 @@ export class Database {
   }
 
   /**
+   * One write stamped with `timestamp` (1 to 2^63 - 1), in a transaction of its own.
+   * @param {Bytes} key
+   * @param {Bytes} value
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').CommitOptions} [options]
+   * @returns {Promise<void>}
+   */
+  async setAt(key, value, timestamp, options) {
+    const k = toUint8(key, 'key');
+    const v = toUint8(value, 'value');
+    const ts = checkTimestamp(timestamp, 'setAt', 1);
+    const checked = checkOptions(options, COMMIT_OPTIONS, 'setAt');
+    const tx = this.begin();
+    tx.setAt(k, v, ts);
+    return tx.commit(checked);
+  }
+
+  /**
+   * The value of `key` as of `timestamp`, or undefined.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {Bytes} key
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
+   */
+  async getAt(key, timestamp, options) {
+    const checked = /** @type {O} */ (checkOptions(options, READ_OPTIONS, 'getAt'));
+    const k = toUint8(key, 'key');
+    const ts = checkTimestamp(timestamp, 'getAt');
+    const tx = this.begin('readonly');
+    try {
+      return await tx.getAt(k, ts, checked);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * Every version of `key`, newest first.
+   * @template {import('../types/common.js').HistoryOptions} [O={}]
+   * @param {Bytes} key
+   * @param {O} [options]
+   * @returns {Promise<Array<import('../types/common.js').KeyVersion<import('../types/common.js').Decoded<O>>>>}
+   */
+  async history(key, options) {
+    const checked = /** @type {O} */ (checkOptions(options, HISTORY_OPTIONS, 'history'));
+    const k = toUint8(key, 'key');
+    const tx = this.begin('readonly');
+    try {
+      return await tx.history(k, checked);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * Whether the database is versioned and its retention, as stored in it.
+   * @returns {Promise<import('../types/common.js').Versioning>}
+   */
+  async versioning() {
+    this.#check();
+    return this.#rpc.call('versioning', [this.#id]);
+  }
+
+  /**
    * @param {Bytes} key
    * @param {import('../types/common.js').CommitOptions} [options]
    * @returns {Promise<void>}
@@ -222,6 +289,42 @@ export class Database {
     const tx = this.begin('readonly');
     try {
       return ownedRange(tx, start, end, options);
+    } catch (e) {
+      tx.rollback();
+      throw e;
+    }
+  }
+
+  /**
+   * As scan(), over the database as it was at `timestamp`.
+   * @param {Bytes | undefined} start
+   * @param {Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').ScanOptions} [options]
+   * @returns {Promise<any[]>}
+   */
+  async scanAt(start, end, timestamp, options) {
+    const ts = checkTimestamp(timestamp, 'scanAt');
+    const tx = this.begin('readonly');
+    try {
+      return await tx.scanAt(start, end, ts, options);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
+   * As range(), over the database as it was at `timestamp`. Bad arguments throw here.
+   * @param {Bytes | undefined} start
+   * @param {Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').RangeOptions} [options]
+   */
+  rangeAt(start, end, timestamp, options) {
+    const ts = checkTimestamp(timestamp, 'rangeAt');
+    const tx = this.begin('readonly');
+    try {
+      return ownedRange(tx, start, end, options, ts);
     } catch (e) {
       tx.rollback();
       throw e;

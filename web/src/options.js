@@ -11,11 +11,16 @@ const MiB = 1 << 20;
 const GiB = 1 << 30;
 const MAX = Number.MAX_SAFE_INTEGER;
 
+/** The largest timestamp (nanoseconds since the Unix epoch): 2^63 - 1, kMaxTimestamp in C++. */
+export const MAX_TIMESTAMP = 0x7fffffffffffffffn;
+
 /**
  * @typedef {{ kind: 'integer', min: number, max: number, infinity?: boolean }
  *   | { kind: 'boolean' } | { kind: 'enum', values: readonly string[] }
+ *   | { kind: 'timestamp', min: number }
+ *   | { kind: 'object', spec: Spec }
  *   | { kind: 'custom', check: (value: unknown) => string | null }} Rule
- * @typedef {Record<string, Rule>} Spec
+ * @typedef {{ [name: string]: Rule }} Spec
  */
 
 /**
@@ -34,6 +39,12 @@ const oneOf = (...values) => ({ kind: 'enum', values });
 
 const durability = oneOf('immediate', 'eventual');
 const as = oneOf('bytes', 'string');
+
+/** What the `versioning` option of open() holds. */
+export const VERSIONING_OPTIONS = Object.freeze({
+  enabled: boolean,
+  retentionNs: /** @type {Rule} */ ({ kind: 'timestamp', min: 0 }),
+});
 
 /** What open() accepts (the worker API; the client adds `worker`). */
 export const OPEN_OPTIONS = Object.freeze({
@@ -54,6 +65,7 @@ export const OPEN_OPTIONS = Object.freeze({
   compactionStepBytes: integer(0, MAX),
   l0CompactionTrigger: integer(1, 19),
   compression: oneOf('zstd', 'none'),
+  versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
 });
 
 export const COMMIT_OPTIONS = Object.freeze({ durability });
@@ -72,6 +84,11 @@ export const SCAN_OPTIONS = Object.freeze({
   limit: /** @type {Rule} */ ({ kind: 'integer', min: 0, max: MAX, infinity: true }),
 });
 export const TRANSACTION_OPTIONS = Object.freeze({ durability, retries: integer(0, 1000) });
+export const HISTORY_OPTIONS = Object.freeze({
+  as,
+  includeTombstones: boolean,
+  limit: /** @type {Rule} */ ({ kind: 'integer', min: 0, max: MAX, infinity: true }),
+});
 
 /**
  * Checks that `value` is an integer in [min, max]; returns it.
@@ -86,6 +103,41 @@ export function checkInteger(value, what, min, max) {
     throw invalid(`${what} must be an integer from ${min} to ${max}, not ${describe(value)}`);
   }
   return value;
+}
+
+/**
+ * What a timestamp must be, for messages.
+ * @param {number} min
+ */
+function timestampRange(min) {
+  return `a BigInt or a safe integer from ${min} to ${MAX_TIMESTAMP}`;
+}
+
+/**
+ * Whether `value` is a timestamp from `min` to 2^63 - 1: a BigInt, or a Number that is a safe
+ * integer (a larger Number may already have lost digits).
+ * @param {unknown} value
+ * @param {number} min
+ */
+function isTimestamp(value, min) {
+  if (typeof value === 'bigint') return value >= BigInt(min) && value <= MAX_TIMESTAMP;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
+}
+
+/**
+ * Checks a timestamp (nanoseconds since the Unix epoch) of call `what`; returns it as a BigInt.
+ * Anything but a BigInt or a safe-integer Number from `min` to 2^63 - 1 is invalid_argument.
+ * @param {unknown} value
+ * @param {string} what  the call, for messages ("getAt", ...)
+ * @param {number} [min]
+ * @returns {bigint}
+ */
+export function checkTimestamp(value, what, min = 0) {
+  if (!isTimestamp(value, min)) {
+    throw invalid(`${what}: the timestamp must be ${timestampRange(min)}, not ` +
+      `${describe(value)}`);
+  }
+  return BigInt(/** @type {bigint | number} */ (value));
 }
 
 /**
@@ -121,6 +173,11 @@ export function checkOptions(options, spec, what) {
         `${Object.keys(spec).join(', ')})`);
     }
     if (value === undefined) continue;
+    if (rule.kind === 'object') {
+      checked[name] = checkOptions(/** @type {object} */ (value), rule.spec,
+        `${what}: option ${name}`);
+      continue;
+    }
     let problem;
     try {
       problem = checkRule(rule, value);
@@ -149,6 +206,8 @@ function checkRule(rule, value) {
     }
     case 'boolean':
       return typeof value === 'boolean' ? null : 'true or false';
+    case 'timestamp':
+      return isTimestamp(value, rule.min) ? null : timestampRange(rule.min);
     case 'enum':
       return typeof value === 'string' && rule.values.includes(value) ? null
         : rule.values.map((v) => `'${v}'`).join(' or ');
@@ -170,10 +229,10 @@ export function describe(value) {
     if (typeof value === 'string') {
       return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
     }
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ||
-        value === undefined) {
+    if (typeof value === 'number' || typeof value === 'boolean' || value === undefined) {
       return String(value);
     }
+    if (typeof value === 'bigint') return `${value}n`;
     if (typeof value === 'symbol') return 'a symbol';
     if (typeof value === 'function') return 'a function';
     if (Array.isArray(value)) return 'an array';

@@ -20,10 +20,13 @@
 // answer, are ignored.
 
 import { open, deleteDatabase } from './database.js';
-import { unpackWrites } from './codec.js';
+import { unpackWrites, WRITE_SET, WRITE_SET_AT } from './codec.js';
 import { SkvError, asSkvError } from './errors.js';
-import { checkInteger, checkOptions, describe, MAX_BATCH_SIZE, SCAN_OPTIONS } from './options.js';
+import {
+  checkInteger, checkOptions, describe, HISTORY_OPTIONS, MAX_BATCH_SIZE, SCAN_OPTIONS,
+} from './options.js';
 import { nextPacked } from './range.js';
+import { historyPacked } from './transaction.js';
 import { listDatabases } from './slots.js';
 
 /**
@@ -142,8 +145,9 @@ const ops = {
   writes(tx, packed) {
     const t = transaction(tx);
     try {
-      for (const [kind, key, value] of unpackWrites(packed)) {
-        if (kind === 1) t.set(key, value);
+      for (const [kind, key, value, ts] of unpackWrites(packed)) {
+        if (kind === WRITE_SET) t.set(key, value);
+        else if (kind === WRITE_SET_AT) t.setAt(key, value, /** @type {bigint} */ (ts));
         else t.delete(key);
       }
     } catch (e) {
@@ -165,23 +169,45 @@ const ops = {
   },
   /**
    * @param {number} tx
+   * @param {Uint8Array} key
+   * @param {bigint | number} ts
+   */
+  getAt(tx, key, ts) {
+    return transaction(tx).getAt(key, ts);
+  },
+  // The packed versions (codec.js, unpackVersions).
+  /**
+   * @param {number} tx
+   * @param {Uint8Array} key
+   * @param {import('../types/common.js').HistoryOptions} options
+   */
+  history(tx, key, options) {
+    const { as, ...rest } = checkOptions(options, HISTORY_OPTIONS, 'history');
+    return historyPacked(transaction(tx), key, rest);
+  },
+  /**
+   * @param {number} tx
    * @param {Uint8Array | string} start
    * @param {Uint8Array | string} end
    */
   count(tx, start, end) {
     return transaction(tx).count(start, end);
   },
-  // Up to `limit` entries after skipping `offset`: a list of packed batches.
+  // Up to `limit` entries after skipping `offset`: a list of packed batches. With `at`, of the
+  // database as of that timestamp (scanAt).
   /**
    * @param {number} tx
    * @param {Uint8Array | string} start
    * @param {Uint8Array | string} end
    * @param {import('../types/common.js').ScanOptions} options
+   * @param {bigint | number} [at]
    */
-  scan(tx, start, end, options) {
+  scan(tx, start, end, options, at) {
     const { offset, limit, as, batchSize, ...rangeOptions } =
-      checkOptions(options, SCAN_OPTIONS, 'scan');
-    const iter = transaction(tx).range(start, end, rangeOptions);
+      checkOptions(options, SCAN_OPTIONS, at === undefined ? 'scan' : 'scanAt');
+    const t = transaction(tx);
+    const iter = at === undefined ? t.range(start, end, rangeOptions)
+      : t.rangeAt(start, end, at, rangeOptions);
     try {
       if (offset) iter.skip(offset);
       const out = [];
@@ -206,11 +232,14 @@ const ops = {
    * @param {Uint8Array | string} start
    * @param {Uint8Array | string} end
    * @param {import('../types/common.js').RangeOptions} options
+   * @param {bigint | number} [at]  iterate the database as of this timestamp (rangeAt)
    */
-  iterOpen(tx, it, start, end, options) {
+  iterOpen(tx, it, start, end, options, at) {
     checkId(it, 'iterator id');
     if (iters.has(it)) throw new SkvError('invalid_argument', `iterator id ${it} is in use`);
-    const iter = transaction(tx).range(start, end, options);
+    const t = transaction(tx);
+    const iter = at === undefined ? t.range(start, end, options)
+      : t.rangeAt(start, end, at, options);
     iters.set(it, { tx, it: iter });
     /** @type {TxEntry} */ (txs.get(tx)).iters.add(it);
   },
@@ -273,6 +302,10 @@ const ops = {
   /** @param {number} db */
   stats(db) {
     return database(db).stats();
+  },
+  /** @param {number} db */
+  versioning(db) {
+    return database(db).versioning();
   },
   /** @param {number} db */
   exportFiles(db) {

@@ -3,11 +3,16 @@
 // core; commit() queues the commit and returns a promise (engine.js groups the commits of one
 // turn). Ending a transaction (commit or rollback) closes its iterators; a transaction dropped
 // without being ended is rolled back once it is garbage collected.
+//
+// Versioned calls (setAt, getAt, history, rangeAt, scanAt) take timestamps in nanoseconds since
+// the Unix epoch, as a BigInt (or a Number that is a safe integer), and return them as BigInts;
+// on a database opened without versioning they throw `not_supported`.
 
 import { SkvError } from './errors.js';
-import { toBytes, toBound, decode } from './codec.js';
+import { toBytes, toBound, decode, unpackVersions } from './codec.js';
 import {
-  checkOptions, COMMIT_OPTIONS, READ_OPTIONS, RANGE_OPTIONS, SCAN_OPTIONS,
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, READ_OPTIONS, RANGE_OPTIONS,
+  SCAN_OPTIONS,
 } from './options.js';
 import { RangeIterator, abortRange } from './range.js';
 
@@ -15,8 +20,13 @@ import { RangeIterator, abortRange } from './range.js';
 
 const DURABILITY = { eventual: 0, immediate: 1 };
 
-/** @type {(tx: Transaction, start: unknown, end: unknown, options: any) => RangeIterator} */
+/**
+ * @type {(tx: Transaction, start: unknown, end: unknown, options: any, at?: bigint)
+ *   => RangeIterator}
+ */
 let ownedRangeOf;
+/** @type {(tx: Transaction, key: unknown, options: any) => Uint8Array} */
+let historyPackedOf;
 
 export class Transaction {
   /** @type {Engine} */ #engine;
@@ -25,7 +35,8 @@ export class Transaction {
   /** @type {Set<RangeIterator>} */ #iters = new Set();
 
   static {
-    ownedRangeOf = (tx, start, end, options) => tx.#range(start, end, options, true);
+    ownedRangeOf = (tx, start, end, options, at) => tx.#range(start, end, options, true, at);
+    historyPackedOf = (tx, key, options) => tx.#historyPacked(key, options);
   }
 
   /**
@@ -85,6 +96,67 @@ export class Transaction {
   }
 
   /**
+   * Writes `value` under `key` stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's
+   * time; a time in the past is allowed. A later write of the same key in this transaction
+   * replaces this one, timestamp included.
+   * @param {import('../types/common.js').Bytes} key
+   * @param {import('../types/common.js').Bytes} value
+   * @param {import('../types/common.js').Timestamp} timestamp
+   */
+  setAt(key, value, timestamp) {
+    const k = toBytes(key, 'key');
+    const v = toBytes(value, 'value');
+    const ts = checkTimestamp(timestamp, 'setAt', 1);
+    this.#status(this.#native().setAt(this.#id, k, v, ts));
+  }
+
+  /**
+   * The value of `key` as of `timestamp` (its version with the newest timestamp at or before
+   * it), or undefined if it had none then. Sees the committed versions of this transaction's
+   * snapshot, not its own writes.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {O} [options]
+   * @returns {import('../types/common.js').Decoded<O> | undefined}
+   */
+  getAt(key, timestamp, options) {
+    const { as } = checkOptions(options, READ_OPTIONS, 'getAt');
+    const k = toBytes(key, 'key');
+    const ts = checkTimestamp(timestamp, 'getAt');
+    const v = this.#native().getAt(this.#id, k, ts);
+    if (v === null) throw this.#engine.error();
+    return /** @type {any} */ (decode(v, as));
+  }
+
+  /**
+   * Every version of `key`, newest first: { timestamp, value, tombstone }. Options:
+   * includeTombstones (deletes too, with value undefined), limit, as.
+   * @template {import('../types/common.js').HistoryOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {O} [options]
+   * @returns {Array<import('../types/common.js').KeyVersion<import('../types/common.js').Decoded<O>>>}
+   */
+  history(key, options) {
+    // Checked once here: what #historyPacked checks again is the plain copy.
+    const o = checkOptions(options, HISTORY_OPTIONS, 'history');
+    return unpackVersions(this.#historyPacked(key, o), o.as);
+  }
+
+  /**
+   * @param {unknown} key
+   * @param {import('../types/common.js').HistoryOptions | undefined} options
+   */
+  #historyPacked(key, options) {
+    const { includeTombstones, limit } = checkOptions(options, HISTORY_OPTIONS, 'history');
+    const k = toBytes(key, 'key');
+    const packed = this.#native().history(this.#id, k, includeTombstones === true,
+      limit === undefined ? Infinity : limit);
+    if (packed === null) throw this.#engine.error();
+    return packed;
+  }
+
+  /**
    * The number of keys in [start, end) (either bound may be omitted).
    * @param {import('../types/common.js').Bytes} [start]
    * @param {import('../types/common.js').Bytes} [end]
@@ -111,17 +183,35 @@ export class Transaction {
   }
 
   /**
+   * An iterator over [start, end) as the database was at `timestamp`: each key with its version
+   * as of then, skipping keys absent then. Same options as range().
+   * @param {import('../types/common.js').Bytes | undefined} start
+   * @param {import('../types/common.js').Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').RangeOptions} [options]
+   * @returns {RangeIterator}
+   */
+  rangeAt(start, end, timestamp, options) {
+    return this.#range(start, end, options, false, checkTimestamp(timestamp, 'rangeAt'));
+  }
+
+  /**
    * @param {unknown} start
    * @param {unknown} end
    * @param {import('../types/common.js').RangeOptions | undefined} options
    * @param {boolean} owned  the iterator ends this transaction when it closes
+   * @param {bigint} [at]  iterate the database as of this timestamp (checked)
    */
-  #range(start, end, options, owned) {
-    const o = checkOptions(options, RANGE_OPTIONS, 'range');
+  #range(start, end, options, owned, at) {
+    const what = at === undefined ? 'range' : 'rangeAt';
+    const o = checkOptions(options, RANGE_OPTIONS, what);
     const s = toBound(start, 'start');
     const e = toBound(end, 'end');
     const native = this.#native();
-    const id = native.iterOpen(this.#id, s, e, o.reverse === true, o.keysOnly === true);
+    const reverse = o.reverse === true;
+    const keysOnly = o.keysOnly === true;
+    const id = at === undefined ? native.iterOpen(this.#id, s, e, reverse, keysOnly)
+      : native.iterOpenAt(this.#id, s, e, at, reverse, keysOnly);
     if (id === 0) throw this.#engine.error();
     const it = new RangeIterator(this.#engine, id, o, () => {
       this.#iters.delete(it);
@@ -140,8 +230,31 @@ export class Transaction {
    * @returns {any[]}
    */
   scan(start, end, options) {
-    const { offset, limit, ...rangeOptions } = checkOptions(options, SCAN_OPTIONS, 'scan');
-    const iter = this.range(start, end, rangeOptions);
+    return this.#scan(start, end, options);
+  }
+
+  /**
+   * As scan(), over the database as it was at `timestamp` (see rangeAt()).
+   * @param {import('../types/common.js').Bytes | undefined} start
+   * @param {import('../types/common.js').Bytes | undefined} end
+   * @param {import('../types/common.js').Timestamp} timestamp
+   * @param {import('../types/common.js').ScanOptions} [options]
+   * @returns {any[]}
+   */
+  scanAt(start, end, timestamp, options) {
+    return this.#scan(start, end, options, checkTimestamp(timestamp, 'scanAt'));
+  }
+
+  /**
+   * @param {unknown} start
+   * @param {unknown} end
+   * @param {import('../types/common.js').ScanOptions | undefined} options
+   * @param {bigint} [at]
+   */
+  #scan(start, end, options, at) {
+    const { offset, limit, ...rangeOptions } =
+      checkOptions(options, SCAN_OPTIONS, at === undefined ? 'scan' : 'scanAt');
+    const iter = this.#range(start, end, rangeOptions, false, at);
     try {
       if (offset) iter.skip(offset);
       return iter.take(limit === undefined ? Infinity : limit);
@@ -195,12 +308,23 @@ export class Transaction {
 }
 
 /**
- * For Database.range(): an iterator that rolls `tx` back when it closes.
+ * For Database.range() and rangeAt(): an iterator that rolls `tx` back when it closes.
  * @param {Transaction} tx
  * @param {unknown} start
  * @param {unknown} end
  * @param {any} options
+ * @param {bigint} [at]  a checked timestamp, for rangeAt()
  */
-export function ownedRange(tx, start, end, options) {
-  return ownedRangeOf(tx, start, end, options);
+export function ownedRange(tx, start, end, options, at) {
+  return ownedRangeOf(tx, start, end, options, at);
+}
+
+/**
+ * For the worker script (server.js): history() as the packed buffer, to transfer as it is.
+ * @param {Transaction} tx
+ * @param {unknown} key
+ * @param {any} options
+ */
+export function historyPacked(tx, key, options) {
+  return historyPackedOf(tx, key, options);
 }

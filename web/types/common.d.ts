@@ -79,7 +79,51 @@ export interface OpenOptions {
   /** L0 tables that trigger a compaction: 1..19 (default 4). */
   l0CompactionTrigger?: number;
   compression?: 'zstd' | 'none';
+  /**
+   * Versioned queries (setAt, getAt, history, rangeAt, scanAt): every write keeps its
+   * timestamp. A database stores whether it is versioned. Without this option a new database
+   * is not versioned and an existing one opens as it was created. With it a new database is
+   * created versioned (or not, with `enabled: false`); an existing one must agree on `enabled`
+   * (invalid_argument otherwise), and a different `retentionNs` replaces the stored one.
+   */
+  versioning?: VersioningOptions;
 }
+
+/**
+ * A timestamp: nanoseconds since the Unix epoch, from 0 to 2^63 - 1. A BigInt, or a Number that
+ * is a safe integer (up to 2^53 - 1); results are always BigInts. A fraction, a negative value,
+ * NaN, a larger value or another type is invalid_argument.
+ */
+export type Timestamp = bigint | number;
+
+export interface VersioningOptions {
+  /** Whether the database is versioned (default true). */
+  enabled?: boolean;
+  /**
+   * How long compaction keeps versions that a newer one replaced, in nanoseconds: every version
+   * newer than now - retentionNs stays, plus the newest one before that, so a read as of any
+   * time in that window is exact. 0 (the default) keeps every version for ever.
+   */
+  retentionNs?: Timestamp;
+}
+
+/** A database's versioning, as stored in it (Database.versioning()). */
+export interface Versioning {
+  enabled: boolean;
+  retentionNs: bigint;
+}
+
+export interface HistoryOptions extends ReadOptions {
+  /** Also return the versions that delete the key (their value is undefined). */
+  includeTombstones?: boolean;
+  /** At most this many versions, newest first: a non-negative integer, or Infinity (default). */
+  limit?: number;
+}
+
+/** One version of a key, as history() returns it. */
+export type KeyVersion<V> =
+  | { timestamp: bigint; value: V; tombstone: false }
+  | { timestamp: bigint; value: undefined; tombstone: true };
 
 export interface CommitOptions {
   durability?: Durability;

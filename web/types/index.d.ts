@@ -2,8 +2,9 @@
 // a module worker the client starts. Every call that returns a promise reports every failure,
 // bad arguments included, by rejecting with an SkvError; it never throws.
 import type {
-  Bytes, CommitOptions, Decoded, ExportedFile, Mode, OpenOptions, RangeEntry, RangeOptions,
-  ReadOptions, ScanOptions, Stats, TransactionOptions,
+  Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, KeyVersion, Mode, OpenOptions,
+  RangeEntry, RangeOptions, ReadOptions, ScanOptions, Stats, Timestamp, TransactionOptions,
+  Versioning,
 } from './common.js';
 
 export * from './common.js';
@@ -46,6 +47,26 @@ export declare class Database {
     RangeIterator<RangeEntry<O>>;
   count(start?: Bytes, end?: Bytes): Promise<number>;
   /**
+   * Versioned queries need a database opened or created with versioning; on any other they
+   * fail with not_supported. Timestamps are nanoseconds since the Unix epoch (Timestamp).
+   * setAt writes `value` stamped with `timestamp` (1 to 2^63 - 1), in a transaction of its own.
+   */
+  setAt(key: Bytes, value: Bytes, timestamp: Timestamp, options?: CommitOptions): Promise<void>;
+  /** The value of `key` as of `timestamp` (its newest version at or before it). */
+  getAt<O extends ReadOptions = {}>(key: Bytes, timestamp: Timestamp, options?: O):
+    Promise<Decoded<O> | undefined>;
+  /** Every version of `key`, newest first. */
+  history<O extends HistoryOptions = {}>(key: Bytes, options?: O):
+    Promise<Array<KeyVersion<Decoded<O>>>>;
+  /** As range(), over the database as it was at `timestamp`: each key with its version then. */
+  rangeAt<O extends RangeOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): RangeIterator<RangeEntry<O>>;
+  /** As scan(), over the database as it was at `timestamp`. */
+  scanAt<O extends ScanOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): Promise<Array<RangeEntry<O>>>;
+  /** Whether the database is versioned and its retention, as stored in it. */
+  versioning(): Promise<Versioning>;
+  /**
    * Runs `fn` in a read-write transaction, commits it, and returns what `fn` returned. On a
    * conflict the whole transaction runs again, up to `retries` times (default 3).
    */
@@ -74,6 +95,11 @@ export declare class Transaction {
    */
   set(key: Bytes, value: Bytes): Promise<void>;
   delete(key: Bytes): Promise<void>;
+  /**
+   * Queued like set(); stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's time. A
+   * bad timestamp, or a database without versioning, fails the whole transaction.
+   */
+  setAt(key: Bytes, value: Bytes, timestamp: Timestamp): Promise<void>;
   get<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
   count(start?: Bytes, end?: Bytes): Promise<number>;
   /** Bad arguments throw invalid_argument here. The iterator ends with the transaction. */
@@ -81,6 +107,20 @@ export declare class Transaction {
     RangeIterator<RangeEntry<O>>;
   scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
     Promise<Array<RangeEntry<O>>>;
+  /**
+   * Versioned reads see the committed versions of the transaction's snapshot, not its own
+   * writes. The value of `key` as of `timestamp`.
+   */
+  getAt<O extends ReadOptions = {}>(key: Bytes, timestamp: Timestamp, options?: O):
+    Promise<Decoded<O> | undefined>;
+  /** Every version of `key`, newest first. */
+  history<O extends HistoryOptions = {}>(key: Bytes, options?: O):
+    Promise<Array<KeyVersion<Decoded<O>>>>;
+  /** The iterator ends with the transaction. */
+  rangeAt<O extends RangeOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): RangeIterator<RangeEntry<O>>;
+  scanAt<O extends ScanOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): Promise<Array<RangeEntry<O>>>;
   savepoint(): Promise<void>;
   rollbackToSavepoint(): Promise<void>;
   commit(options?: CommitOptions): Promise<void>;

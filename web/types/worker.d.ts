@@ -1,8 +1,9 @@
 // 'skv/worker': the synchronous API, for code running in a dedicated worker. Synchronous calls
 // throw an SkvError; calls that return a promise reject with one and never throw.
 import type {
-  Bytes, CommitOptions, Decoded, ExportedFile, Mode, OpenOptions, RangeEntry, RangeOptions,
-  ReadOptions, ScanOptions, Stats, TransactionOptions,
+  Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, KeyVersion, Mode, OpenOptions,
+  RangeEntry, RangeOptions, ReadOptions, ScanOptions, Stats, Timestamp, TransactionOptions,
+  Versioning,
 } from './common.js';
 
 export * from './common.js';
@@ -32,6 +33,26 @@ export declare class Database {
     RangeIterator<RangeEntry<O>>;
   count(start?: Bytes, end?: Bytes): number;
   /**
+   * Versioned queries need a database opened or created with versioning; on any other they
+   * fail with not_supported. Timestamps are nanoseconds since the Unix epoch (Timestamp).
+   * setAt writes `value` stamped with `timestamp` (1 to 2^63 - 1), in a transaction of its own.
+   */
+  setAt(key: Bytes, value: Bytes, timestamp: Timestamp, options?: CommitOptions): Promise<void>;
+  /** The value of `key` as of `timestamp` (its newest version at or before it). */
+  getAt<O extends ReadOptions = {}>(key: Bytes, timestamp: Timestamp, options?: O):
+    Decoded<O> | undefined;
+  /** Every version of `key`, newest first. */
+  history<O extends HistoryOptions = {}>(key: Bytes, options?: O):
+    Array<KeyVersion<Decoded<O>>>;
+  /** As range(), over the database as it was at `timestamp`: each key with its version then. */
+  rangeAt<O extends RangeOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): RangeIterator<RangeEntry<O>>;
+  /** As scan(), over the database as it was at `timestamp`. */
+  scanAt<O extends ScanOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): Array<RangeEntry<O>>;
+  /** Whether the database is versioned and its retention, as stored in it. */
+  versioning(): Versioning;
+  /**
    * Runs `fn` in a read-write transaction, commits it, and returns what `fn` returned. On a
    * conflict the whole transaction runs again, up to `retries` times (default 3).
    */
@@ -54,6 +75,8 @@ export declare class Transaction {
   readonly mode: Mode;
   set(key: Bytes, value: Bytes): void;
   delete(key: Bytes): void;
+  /** Stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's time. */
+  setAt(key: Bytes, value: Bytes, timestamp: Timestamp): void;
   get<O extends ReadOptions = {}>(key: Bytes, options?: O): Decoded<O> | undefined;
   count(start?: Bytes, end?: Bytes): number;
   /** The iterator ends with the transaction: after commit() or rollback() its next() throws. */
@@ -61,6 +84,20 @@ export declare class Transaction {
     RangeIterator<RangeEntry<O>>;
   /** Entries as [key, value] pairs, or keys with keysOnly. */
   scan<O extends ScanOptions = {}>(start?: Bytes, end?: Bytes, options?: O): Array<RangeEntry<O>>;
+  /**
+   * Versioned reads see the committed versions of the transaction's snapshot, not its own
+   * writes. The value of `key` as of `timestamp`.
+   */
+  getAt<O extends ReadOptions = {}>(key: Bytes, timestamp: Timestamp, options?: O):
+    Decoded<O> | undefined;
+  /** Every version of `key`, newest first. */
+  history<O extends HistoryOptions = {}>(key: Bytes, options?: O):
+    Array<KeyVersion<Decoded<O>>>;
+  /** The iterator ends with the transaction. */
+  rangeAt<O extends RangeOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): RangeIterator<RangeEntry<O>>;
+  scanAt<O extends ScanOptions = {}>(start: Bytes | undefined, end: Bytes | undefined,
+    timestamp: Timestamp, options?: O): Array<RangeEntry<O>>;
   savepoint(): void;
   rollbackToSavepoint(): void;
   commit(options?: CommitOptions): Promise<void>;
