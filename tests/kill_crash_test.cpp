@@ -104,10 +104,19 @@ void apply_commit(Model* m, uint64_t id) {
 // of commits flush and compact. Each round picks the child's memtable size: 16 KiB is below the
 // memtable arena's first block, so every commit freezes the memtable and is flushed alone; with
 // 48 KiB a memtable holds tens of commits.
-TreeBuilder builder(const std::string& dir, size_t memtable_size) {
+// With `value_log`, the tree is also versioned and separates values of 128 bytes or more into
+// value logs small enough to roll over, with garbage collected early (docs/vlog.md).
+TreeBuilder builder(const std::string& dir, size_t memtable_size, bool value_log) {
   // A null platform: build() takes default_platform(), the POSIX one with a thread pool.
   TreeBuilder b = small_tree(nullptr, dir);
   b.with_memtable_size(memtable_size);
+  if (value_log) {
+    b.with_versioning(true, 1'000'000)  // one millisecond of history
+        .with_enable_vlog(true)
+        .with_vlog_value_threshold(128)
+        .with_vlog_max_file_size(64 * 1024)
+        .with_vlog_gc_ratio(0.3);
+  }
   return b;
 }
 
@@ -150,8 +159,8 @@ void child_send(int fd, uint32_t kind, uint64_t id) {
 
 // Opens the tree, checks it continues where the parent said, then commits until killed.
 [[noreturn]] void run_child(const std::string& dir, int fd, uint64_t start, uint64_t seed,
-                            size_t memtable_size) {
-  Result<Tree> opened = builder(dir, memtable_size).build();
+                            size_t memtable_size, bool value_log) {
+  Result<Tree> opened = builder(dir, memtable_size, value_log).build();
   if (!opened.ok()) child_fail("open", opened.status());
   Tree tree = std::move(opened).value();
   {
@@ -219,7 +228,8 @@ struct Reaper {
 
 // Forks and execs this binary as the child. Everything the child needs is prepared before fork,
 // so the forked process only calls async-signal-safe functions before exec.
-Child spawn_child(const std::string& dir, uint64_t start, uint64_t seed, size_t memtable_size) {
+Child spawn_child(const std::string& dir, uint64_t start, uint64_t seed, size_t memtable_size,
+                  bool value_log) {
   int fds[2];
   REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
   std::vector<std::string> env_strings;
@@ -231,6 +241,7 @@ Child spawn_child(const std::string& dir, uint64_t start, uint64_t seed, size_t 
   env_strings.push_back("SKV_KILL_CHILD_START=" + std::to_string(start));
   env_strings.push_back("SKV_KILL_CHILD_SEED=" + std::to_string(seed));
   env_strings.push_back("SKV_KILL_CHILD_MEMTABLE=" + std::to_string(memtable_size));
+  env_strings.push_back("SKV_KILL_CHILD_VLOG=" + std::to_string(value_log ? 1 : 0));
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -338,11 +349,15 @@ TEST_CASE(kChildTestName, "[.][kill_crash_child]") {
   INFO("run by the SIGKILL test only: it sets SKV_KILL_CHILD_* and kills this process");
   REQUIRE(dir != nullptr);
   run_child(dir, static_cast<int>(env_u64("SKV_KILL_CHILD_FD")), env_u64("SKV_KILL_CHILD_START"),
-            env_u64("SKV_KILL_CHILD_SEED"), env_u64("SKV_KILL_CHILD_MEMTABLE"));
+            env_u64("SKV_KILL_CHILD_SEED"), env_u64("SKV_KILL_CHILD_MEMTABLE"),
+            env_u64("SKV_KILL_CHILD_VLOG") != 0);
 }
 
-TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a prefix",
-          "[tree][crash][posix]") {
+namespace {
+
+// The parent's loop: kRounds children, each killed, each followed by a reopen that checks what
+// survived and commits once more.
+void run_kill_rounds(bool value_log) {
   const uint64_t seed =
       std::getenv("SKV_KILL_SEED") != nullptr ? env_u64("SKV_KILL_SEED") : kDefaultSeed;
   char tmpl[] = "/tmp/skv-kill-XXXXXX";
@@ -355,7 +370,7 @@ TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a pr
   uint64_t model_n = 0;
   uint64_t start = 0;  // the first id the next child commits
   int rounds_with_acks = 0, early_kills = 0;
-  uint64_t flushes = 0, compactions = 0, acked = 0;
+  uint64_t flushes = 0, compactions = 0, acked = 0, vlog_files_seen = 0;
   const auto t0 = SteadyClock::now();
 
   for (int round = 0; round < kRounds; ++round) {
@@ -368,7 +383,7 @@ TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a pr
     INFO("kill " << (early ? "after spawn" : "after ready") << " + " << delay_ms << " ms");
     const size_t memtable_size = rng.one_in(2) ? 16 * 1024 : 48 * 1024;
     INFO("child memtable size " << memtable_size);
-    Child c = spawn_child(dir, start, rng.next(), memtable_size);
+    Child c = spawn_child(dir, start, rng.next(), memtable_size, value_log);
     Reaper reaper{&c};
     if (!early) {
       const auto ready_deadline = SteadyClock::now() + std::chrono::seconds(20);
@@ -417,7 +432,7 @@ TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a pr
     if (max_acked) ++rounds_with_acks;
 
     // Reopen in this process and check what survived.
-    Tree tree = open_or_fail(builder(dir, 48 * 1024));
+    Tree tree = open_or_fail(builder(dir, 48 * 1024, value_log));
     uint64_t n = 0;
     {
       Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
@@ -466,6 +481,7 @@ TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a pr
       Transaction r = begin_or_fail(tree, Mode::ReadOnly);
       REQUIRE(get_or_fail(r, commit_key(n)) == commit_value(n));
     }
+    vlog_files_seen = std::max<uint64_t>(vlog_files_seen, tree.stats().vlog_files);
     require_ok(tree.close());
     start = n + 1;
   }
@@ -474,12 +490,26 @@ TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a pr
   std::printf(
       "kill_crash: %d rounds in %.1f s, %d kills early, %d rounds with acknowledged commits, "
       "%" PRIu64 " commits acknowledged, %" PRIu64 " survive, %" PRIu64 " flushes, %" PRIu64
-      " compactions seen\n",
-      kRounds, secs, early_kills, rounds_with_acks, acked, start, flushes, compactions);
+      " compactions seen, at most %" PRIu64 " value logs live%s\n",
+      kRounds, secs, early_kills, rounds_with_acks, acked, start, flushes, compactions,
+      vlog_files_seen, value_log ? " (value log on)" : "");
   // The run must really have exercised what it claims to.
   CHECK(rounds_with_acks >= kRounds / 2);
   CHECK(flushes > 0);
   CHECK(compactions > 0);
+  if (value_log) CHECK(vlog_files_seen > 0);
   std::error_code ec;
   std::filesystem::remove_all(tmpl, ec);
+}
+
+}  // namespace
+
+TEST_CASE("SIGKILL at random moments loses no acknowledged commit and keeps a prefix",
+          "[tree][crash][posix]") {
+  run_kill_rounds(false);
+}
+
+TEST_CASE("SIGKILL with the value log on and versioning loses nothing acknowledged",
+          "[tree][crash][posix][vlog]") {
+  run_kill_rounds(true);
 }
