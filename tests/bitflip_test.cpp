@@ -1,12 +1,12 @@
-// skv-test-modules: util wal memtable sstable version engine memory
+// skv-test-modules: util wal vlog memtable sstable version engine memory
 // skv-test-label: crash
-// Bit-flip sweep: a real database (tables on two levels, uncompressed and zstd, a WAL holding
-// commits no table has yet, a manifest, CURRENT) is built on the in-memory platform, then damaged
-// one byte at a time: for each file, bytes at many offsets are XORed with a mask. Each damaged
-// copy is opened and read completely (forward and backward scans, a point read of every key,
-// then the background work the open queued, then another scan). Every answer must be either
-// exactly right or a Code::Corruption error whose message names the damaged file. Never a wrong
-// value, never a wrong absence.
+// Bit-flip sweep: a real database (tables on two levels, uncompressed and zstd, value logs holding
+// the larger values, a WAL holding commits no table has yet, a manifest, CURRENT) is built on the
+// in-memory platform, then damaged one byte at a time: for each file, bytes at many offsets are
+// XORed with a mask. Each damaged copy is opened and read completely (forward and backward scans, a
+// point read of every key, then the background work the open queued, then another scan). Every
+// answer must be either exactly right or a Code::Corruption error whose message names the damaged
+// file. Never a wrong value, never a wrong absence.
 //
 // No allowance for the WAL's last record: a crash cuts a write short or leaves whole sectors
 // unwritten, it does not flip a bit inside a complete record, so such damage is corruption too
@@ -93,7 +93,11 @@ TreeBuilder builder(std::shared_ptr<Platform> p, Compression compression) {
       .with_level_base_bytes(64 * 1024)
       .with_level_count(4)
       .with_l0_compaction_trigger(2)
-      .with_compression(compression);
+      .with_compression(compression)
+      // Values of 96 bytes or more (about half of them) live in value logs.
+      .with_enable_vlog(true)
+      .with_vlog_value_threshold(96)
+      .with_vlog_max_file_size(16 * 1024);
   return b;
 }
 
@@ -479,6 +483,7 @@ std::vector<const StoredFile*> files_where(bool (*pred)(const StoredFile&)) {
 bool is_table(const StoredFile& f) { return ends_with(f.name, ".sst"); }
 bool is_wal(const StoredFile& f) { return ends_with(f.name, ".wal"); }
 bool is_manifest(const StoredFile& f) { return f.name.rfind("MANIFEST-", 0) == 0; }
+bool is_vlog(const StoredFile& f) { return ends_with(f.name, ".vlog"); }
 
 }  // namespace
 
@@ -488,6 +493,7 @@ TEST_CASE("the database the sweep damages has the shape it needs", "[bitflip]") 
   std::vector<const StoredFile*> wals = files_where(is_wal);
   CHECK(tables.size() >= 4);
   CHECK(files_where(is_manifest).size() == 1);
+  CHECK(files_where(is_vlog).size() >= 2);
   // Both kinds of table: some hold zstd frames (magic 28 b5 2f fd), some none.
   int zstd = 0;
   for (const StoredFile* f : tables) {
@@ -516,6 +522,12 @@ TEST_CASE("a flipped byte in a table is caught or harmless", "[bitflip]") {
   Sweep sweep;
   sweep_files(files_where(is_table), 512, 61, 40, false, &sweep);
   report("tables", sweep);
+}
+
+TEST_CASE("a flipped byte in a value log is caught or harmless", "[bitflip][vlog]") {
+  Sweep sweep;
+  sweep_files(files_where(is_vlog), 512, 61, 40, false, &sweep);
+  report("value logs", sweep);
 }
 
 TEST_CASE("a flipped byte in a WAL segment is caught or harmless", "[bitflip]") {
