@@ -88,8 +88,6 @@ class Engine {
 // skv; with `value_log`, values of at least EngineConfig::value_threshold bytes go to its value
 // log.
 std::unique_ptr<Engine> make_skv_engine(bool value_log);
-// Why skv with a value log cannot run in this build, or empty if it can.
-std::string skv_value_log_unavailable();
 // RocksDB; with `blob_files`, values of at least EngineConfig::value_threshold bytes go to its
 // integrated blob files, with blob garbage collection on.
 std::unique_ptr<Engine> make_rocksdb_engine(bool blob_files);

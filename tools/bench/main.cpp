@@ -186,12 +186,6 @@ uint64_t proc_status_bytes(const char* field) {
   return 0;
 }
 
-// Why an engine cannot run in this build, or empty if it can.
-std::string engine_unavailable(const std::string& key) {
-  if (key == "skv-vlog") return skv_value_log_unavailable();
-  return "";
-}
-
 // A field of /proc/self/io in bytes ("write_bytes"), 0 if missing. The file sums every thread of
 // the process, the engine's background threads included, and those that have exited.
 uint64_t proc_io_bytes(const char* field) {
@@ -514,19 +508,7 @@ int main_impl(int argc, char** argv) {
   for (int round = 0; round < config.rounds; ++round) {
     if (config.rounds > 1) std::fprintf(stderr, "round %d of %d\n", round + 1, config.rounds);
     for (size_t e = 0; e < config.engines.size(); ++e) {
-      const std::string& key = config.engines[e];
-      const std::string unavailable = engine_unavailable(key);
-      if (unavailable.empty()) {
-        rounds[e].push_back(run_one(config, key));
-        continue;
-      }
-      if (round == 0)
-        std::fprintf(stderr, "skv_bench: skipping %s: %s\n", key.c_str(), unavailable.c_str());
-      EngineRun skipped;
-      skipped.key = key;
-      skipped.name = key;
-      skipped.skipped = unavailable;
-      rounds[e].push_back(skipped);
+      rounds[e].push_back(run_one(config, config.engines[e]));
     }
   }
   std::vector<EngineRun> runs;

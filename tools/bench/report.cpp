@@ -400,10 +400,7 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
                             const std::vector<EngineRun>& all) {
   std::ostringstream o;
   render_header(o, config, machine);
-  std::vector<EngineRun> runs;
-  for (const EngineRun& r : all) {
-    if (r.skipped.empty()) runs.push_back(r);
-  }
+  const std::vector<EngineRun>& runs = all;
   render_throughput(o, config, runs);
   render_latency(o, config, runs);
   if (config.workload == "large") render_amplification(o, config, runs);
@@ -417,10 +414,9 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
   for (const EngineRun& r : all) {
     uint64_t misses = 0;
     for (const PhaseResult& p : r.phases) misses += p.misses;
-    if (r.error.empty() && r.skipped.empty() && misses == 0) continue;
+    if (r.error.empty() && misses == 0) continue;
     if (!notes) o << "\n";
     notes = true;
-    if (!r.skipped.empty()) o << "- " << r.key << " skipped: " << r.skipped << "\n";
     if (!r.error.empty()) o << "- " << r.name << " failed: " << r.error << "\n";
     for (const PhaseResult& p : r.phases) {
       if (p.misses) {
@@ -454,7 +450,6 @@ std::string render_json(const RunConfig& config, const Machine& machine,
     o << (e ? "," : "") << "\n    {\"key\": " << json_string(r.key)
       << ", \"name\": " << json_string(r.name) << ", \"durability\": " << json_string(r.durability)
       << ", \"error\": " << (r.error.empty() ? "null" : json_string(r.error))
-      << ", \"skipped\": " << (r.skipped.empty() ? "null" : json_string(r.skipped))
       << ", \"counters\": " << json_string(r.counters)
       << ",\n     \"memory\": {\"rss_open\": " << r.rss_open << ", \"rss_rest\": " << r.rss_rest
       << ", \"rss_trimmed\": " << r.rss_trimmed << ", \"rss_peak\": " << r.rss_peak

@@ -41,7 +41,6 @@ struct EngineRun {
   std::string name;        // display name ("RocksDB")
   std::string durability;  // what --sync means for it
   std::string error;       // empty if the run completed
-  std::string skipped;     // why the engine did not run (not in this build), or empty
   std::string counters;    // Engine::counters() at the end of the run
   std::vector<PhaseResult> phases;
   // With several rounds: each phase's ops/s in every round (phases hold the median round's).

@@ -1,8 +1,6 @@
 // skv through its public API: one Tree shared by every client thread (a Tree is thread-safe, and
 // concurrent commits share WAL writes and syncs: group commit). The "skv-vlog" variant turns on
-// the value log for values of at least EngineConfig::value_threshold bytes; it runs once
-// skv::Options has the value-log options (enable_vlog, vlog_value_threshold), and is skipped
-// until then.
+// the value log for values of at least EngineConfig::value_threshold bytes.
 
 #include <skv/skv.h>
 
@@ -23,22 +21,6 @@ T take(Result<T> r, const char* what) {
   return std::move(r).value();
 }
 
-// Sends values of at least `threshold` bytes to the value log. False, changing nothing, if this
-// build's Options has no value-log options yet.
-template <typename O>
-bool enable_value_log(O& options, size_t threshold) {
-  if constexpr (requires {
-                  options.enable_vlog = true;
-                  options.vlog_value_threshold = threshold;
-                }) {
-    options.enable_vlog = true;
-    options.vlog_value_threshold = threshold;
-    return true;
-  } else {
-    return false;
-  }
-}
-
 class SkvEngine final : public Engine {
  public:
   explicit SkvEngine(bool value_log) : value_log_(value_log) {}
@@ -55,18 +37,18 @@ class SkvEngine final : public Engine {
         .with_block_cache_capacity(config.cache_bytes)
         .with_default_durability(config.sync ? Durability::Immediate : Durability::Eventual);
     if (value_log_) {
-      Options options = builder.options();
-      if (!enable_value_log(options, config.value_threshold)) {
-        throw BenchError("skv-vlog: " + skv_value_log_unavailable());
-      }
-      builder.with_options(std::move(options));
+      builder.with_enable_vlog(true).with_vlog_value_threshold(config.value_threshold);
     }
     tree_.emplace(take(builder.build(), "open"));
   }
 
   // compact_all() rewrites every level into the last non-empty one, dropping overwritten and
-  // deleted versions.
-  void gc() override { check(tree_->compact_all(), "compact_all"); }
+  // deleted versions; with the value log, collect_vlog_garbage() then rewrites or removes the
+  // value logs whose garbage share reached the ratio (0.5, the default).
+  void gc() override {
+    check(tree_->compact_all(), "compact_all");
+    if (value_log_) check(tree_->collect_vlog_garbage(), "collect_vlog_garbage");
+  }
 
   std::string counters() const override {
     const TreeStats s = tree_->stats();
@@ -172,12 +154,6 @@ class SkvEngine final : public Engine {
 
 std::unique_ptr<Engine> make_skv_engine(bool value_log) {
   return std::make_unique<SkvEngine>(value_log);
-}
-
-std::string skv_value_log_unavailable() {
-  Options options;
-  if (enable_value_log(options, 1024)) return "";
-  return "this build's skv::Options has no value-log options (enable_vlog, vlog_value_threshold)";
 }
 
 }  // namespace skv::bench
