@@ -39,6 +39,13 @@ struct SimStats {
   uint64_t faults_injected = 0;
   uint64_t read_errors = 0;    // reads that failed under injected read faults
   uint64_t deepest_level = 0;  // deepest level that held a table (a maximum, not a sum)
+  uint64_t versioned_seeds = 0;
+  uint64_t timed_writes = 0;      // set_at calls
+  uint64_t timed_reads = 0;       // get_at and history calls
+  uint64_t timed_scans = 0;       // range_at, keys_at and history_range iterators
+  uint64_t clock_steps_back = 0;  // the clock set back
+  uint64_t ts_probes = 0;         // commit timestamps pinned down after a lossy reopen
+  uint64_t refused_opens = 0;     // opens with a contradicting with_versioning
 
   void add(const SimStats& o) {
     steps += o.steps;
@@ -56,6 +63,13 @@ struct SimStats {
     faults_injected += o.faults_injected;
     read_errors += o.read_errors;
     if (o.deepest_level > deepest_level) deepest_level = o.deepest_level;
+    versioned_seeds += o.versioned_seeds;
+    timed_writes += o.timed_writes;
+    timed_reads += o.timed_reads;
+    timed_scans += o.timed_scans;
+    clock_steps_back += o.clock_steps_back;
+    ts_probes += o.ts_probes;
+    refused_opens += o.refused_opens;
   }
 };
 
