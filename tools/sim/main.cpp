@@ -80,7 +80,8 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       "%llu commit errors, %llu reads, %llu scans, %llu flushes, %llu compactions (deepest level "
       "%llu), %llu reopens, %llu crashes (%llu commits lost), %llu fault phases (%llu faults "
       "injected, %llu read errors), value logs (up to %llu files, up to %llu collections in one "
-      "open)\n",
+      "open); %llu versioned seeds: %llu set_at, %llu reads and %llu scans by time, %llu clock "
+      "steps back, %llu timestamp probes, %llu refused opens\n",
       static_cast<unsigned long long>(passed), static_cast<unsigned long long>(args.seeds),
       static_cast<unsigned long long>(args.steps), static_cast<unsigned long long>(s.commits),
       static_cast<unsigned long long>(s.conflicts),
@@ -92,7 +93,14 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       static_cast<unsigned long long>(s.fault_phases),
       static_cast<unsigned long long>(s.faults_injected),
       static_cast<unsigned long long>(s.read_errors), static_cast<unsigned long long>(s.vlog_files),
-      static_cast<unsigned long long>(s.vlog_gc_runs));
+      static_cast<unsigned long long>(s.vlog_gc_runs),
+      static_cast<unsigned long long>(s.versioned_seeds),
+      static_cast<unsigned long long>(s.timed_writes),
+      static_cast<unsigned long long>(s.timed_reads),
+      static_cast<unsigned long long>(s.timed_scans),
+      static_cast<unsigned long long>(s.clock_steps_back),
+      static_cast<unsigned long long>(s.ts_probes),
+      static_cast<unsigned long long>(s.refused_opens));
 }
 
 SimResult run_seed(const Args& args, uint64_t seed) {

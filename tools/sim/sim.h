@@ -12,6 +12,7 @@
 
 #include "tools/sim/sim_lifecycle.h"
 #include "tools/sim/sim_scan.h"
+#include "tools/sim/sim_time_ops.h"
 #include "tools/sim/sim_txn_ops.h"
 #include "tools/sim/simulation.h"
 
@@ -64,15 +65,25 @@ inline void Simulation::choose_options() {
        o.enable_vlog ? "on" : "off", o.vlog_value_threshold,
        static_cast<unsigned long long>(o.vlog_max_file_size), o.vlog_gc_ratio,
        o.vlog_cache_capacity);
+  // Half the seeds are versioned, drawn the same way. A third of those keep every version
+  // (retention 0); the others keep 0.1..3 ms of the simulated clock, which advances about 1 us a
+  // step, so retention drops versions within a run.
+  versioned_ = (h >> 1) & 1;
+  retention_ = versioned_ && (h >> 2) % 3 != 0 ? ((h >> 48) % 30 + 1) * 100'000 : 0;
+  if (versioned_) {
+    ++stats_.versioned_seeds;
+    data_.set_max_large_value(4096);
+  }
   note(
       "options: memtable %zu, imms %d, cache %zu, bloom %d, levels %d, l0 %d/%d, base %llu x%d, "
-      "file %llu, step %llu, default %s",
+      "file %llu, step %llu, default %s, versioning %s, retention %llu",
       o.memtable_size, o.max_immutable_memtables, o.block_cache_capacity, o.bloom_bits_per_key,
       o.level_count, o.l0_compaction_trigger, o.l0_stop_writes_trigger,
       static_cast<unsigned long long>(o.level_base_bytes), o.level_multiplier,
       static_cast<unsigned long long>(o.target_file_size),
       static_cast<unsigned long long>(o.compaction_step_bytes),
-      o.default_durability == Durability::Immediate ? "immediate" : "eventual");
+      o.default_durability == Durability::Immediate ? "immediate" : "eventual",
+      versioned_ ? "on" : "off", static_cast<unsigned long long>(retention_));
 }
 
 // One operation, drawn from a fixed mix (weights per 1000).
@@ -103,10 +114,26 @@ inline void Simulation::step() {
       {10, &Simulation::op_crash},
       {8, &Simulation::op_faults},  // 40 while faults are armed: fault phases stay short
       {2, &Simulation::op_busy},
+      // By time: a fifth as often on unversioned seeds, where they must be refused.
+      {25, &Simulation::op_set_at},
+      {30, &Simulation::op_get_at},
+      {20, &Simulation::op_history},
+      {20, &Simulation::op_scan_at},
+      {5, &Simulation::op_history_range},
+      {10, &Simulation::op_clock},
   };
   auto weight = [this](const Op& op) {
-    return op.run == &Simulation::op_faults && faults_active_ ? 40 : op.weight;
+    if (op.run == &Simulation::op_faults && faults_active_) return 40;
+    // Each reopen reads the whole tree, which holds more on versioned seeds.
+    if (op.run == &Simulation::op_reopen && versioned_) return 6;
+    if (op.run == &Simulation::op_crash && versioned_) return 7;
+    const bool timed = op.run == &Simulation::op_set_at || op.run == &Simulation::op_get_at ||
+                       op.run == &Simulation::op_history || op.run == &Simulation::op_scan_at ||
+                       op.run == &Simulation::op_history_range;
+    return timed && !versioned_ ? std::max(1, op.weight / 5) : op.weight;
   };
+  // Time passes: about 1 us a step (op_clock steps it back or far ahead now and then).
+  memory_->fake_clock().advance(rng_.uniform(2001));
   int total = 0;
   for (const Op& op : kOps) total += weight(op);
   int r = static_cast<int>(rng_.uniform(static_cast<uint64_t>(total)));
@@ -119,7 +146,7 @@ inline void Simulation::step() {
   if (step_ % 64 == 0) {
     uint64_t oldest = model_.last_commit();
     for (const Txn& t : txns_) oldest = std::min(oldest, t.snap);
-    model_.prune(oldest);
+    model_.prune(oldest, versioned_, versioned_ ? horizon() : 0);
     const TreeStats st = tree_->stats();
     for (int l = 0; l < st.level_count; ++l) {
       if (st.files_per_level[l] > 0 && static_cast<uint64_t>(l) > stats_.deepest_level) {
@@ -146,7 +173,14 @@ inline SimResult Simulation::run() {
   note("seed %llu, %llu steps", static_cast<unsigned long long>(config_.seed),
        static_cast<unsigned long long>(config_.steps));
   choose_options();
-  if (open_tree()) {
+  // A new database: versioned as the seed says; an unversioned one sometimes says so.
+  VersioningOption versioning;
+  if (versioned_) {
+    versioning = Versioning{true, retention_};
+  } else if (rng_.one_in(2)) {
+    versioning = Versioning{false, 0};
+  }
+  if (open_tree(versioning)) {
     for (step_ = 1; step_ <= config_.steps; ++step_) {
       step();
       if (failed()) break;

@@ -91,8 +91,12 @@ class DataGen {
       return v;
     }
     if (r < 90) return tag + random_bytes(rng_->between(100, 1000));
-    return tag + random_bytes(rng_->between(1024, 8192));
+    return tag + random_bytes(rng_->between(1024, max_large_));
   }
+
+  // The largest random value (8 KiB unless lowered: versioned trees keep every version of the
+  // retention window, and the simulation keeps their runs about as costly as the others).
+  void set_max_large_value(size_t bytes) { max_large_ = bytes; }
 
  private:
   std::string random_bytes(size_t n) {
@@ -105,6 +109,7 @@ class DataGen {
   }
 
   Rng* rng_;
+  size_t max_large_ = 8192;
   std::vector<std::string> hot_, plain_, binary_, long_;
 };
 

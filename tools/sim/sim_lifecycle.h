@@ -10,10 +10,11 @@
 
 namespace skv::sim {
 
-inline TreeBuilder Simulation::builder() {
+inline TreeBuilder Simulation::builder(const VersioningOption& versioning) {
   Options o = options_;
   o.platform = platform_;
   o.path = kPath;
+  o.versioning = versioning;
   // The format is the same whatever these are, so they change from one open to the next.
   o.compression = rng_.one_in(2) ? Compression::Zstd : Compression::None;
   static const size_t kBlockSizes[] = {256, 512, 1024, 4096};
@@ -22,23 +23,89 @@ inline TreeBuilder Simulation::builder() {
   return TreeBuilder().with_options(o);
 }
 
-inline bool Simulation::open_tree() {
+// Opens with `versioning` (the same on a retry), which an existing database must agree with; a
+// new retention is stored from then on.
+inline bool Simulation::open_tree(const VersioningOption& versioning) {
   const bool under_faults = faults_active_;
-  Result<Tree> t = builder().build();
+  Result<Tree> t = builder(versioning).build();
   if (!t.ok() && under_faults &&
       (t.status().code() == Code::IO || t.status().code() == Code::Quota)) {
     note("open failed under faults: %s; clearing them", show(t.status()).c_str());
     stop_faults();
-    t = builder().build();
+    t = builder(versioning).build();
   }
   if (!t.ok()) return fail("open: " + show(t.status()));
   tree_.emplace(std::move(t).value());
+  if (versioning && versioning->enabled) set_retention(versioning->retention_ns);
+  const Versioning stored = tree_->versioning();
+  if (stored != Versioning{versioned_, versioned_ ? retention_ : 0}) {
+    return fail(
+        "open" +
+        (versioning ? " with_versioning(" + std::string(versioning->enabled ? "true" : "false") +
+                          ", " + std::to_string(versioning->retention_ns) + ")"
+                    : std::string(" without with_versioning")) +
+        ": versioning() is {" + (stored.enabled ? "true" : "false") + ", " +
+        std::to_string(stored.retention_ns) + "}, expected {" + (versioned_ ? "true" : "false") +
+        ", " + std::to_string(versioned_ ? retention_ : 0) + "}");
+  }
   if (faults_active_) stop_faults();  // what the open left must now read back cleanly
   armed_life_ = under_faults;
   write_error_seen_ = false;
   wal_failed_ = false;
-  note("opened (last sequence %llu)",
-       static_cast<unsigned long long>(tree_->stats().last_sequence));
+  note("opened (last sequence %llu, versioning %s, retention %llu)",
+       static_cast<unsigned long long>(tree_->stats().last_sequence), versioned_ ? "on" : "off",
+       static_cast<unsigned long long>(retention_));
+  return true;
+}
+
+// The versioning option of a reopen: mostly none (the stored setting holds) or the stored one,
+// sometimes a new retention. Now and then first an open that contradicts the stored `enabled`,
+// which must be refused.
+inline Simulation::VersioningOption Simulation::draw_versioning_option() {
+  const uint64_t r = rng_.uniform(20);
+  if (r >= 18 && !faults_active_ && !refused_open()) return std::nullopt;
+  if (r < 10) return std::nullopt;
+  if (!versioned_) return Versioning{false, r < 15 ? 0 : rng_.between(1, 1'000'000)};
+  if (r < 15) return Versioning{true, retention_};
+  return Versioning{true, rng_.one_in(4) ? 0 : rng_.between(100'000, 3'000'000)};
+}
+
+// An open with_versioning(!stored enabled): InvalidArgument, and not a byte of the database
+// changes.
+inline bool Simulation::refused_open() {
+  auto files = [this] {
+    std::string out;
+    Result<std::vector<MemoryFileInfo>> list = memory_->list_files(kPath);
+    if (!list.ok()) return show(list.status());
+    for (const MemoryFileInfo& f : *list) {
+      out += f.name + ":" + std::to_string(f.size) + "/" + std::to_string(f.synced_size) +
+             (f.name_durable ? "d " : " ");
+    }
+    return out;
+  };
+  const std::string before = files();
+  const uint64_t clock = clock_now();
+  const Versioning v{!versioned_, rng_.uniform(1'000'000)};
+  Result<Tree> t = builder(v).build();
+  note("open with_versioning(%s, %llu): %s", v.enabled ? "true" : "false",
+       static_cast<unsigned long long>(v.retention_ns), show(t.status()).c_str());
+  ++stats_.refused_opens;
+  if (t.ok()) {
+    (void)t->close();
+    return fail(std::string("open with_versioning(") + (v.enabled ? "true" : "false") +
+                ") of a database stored " + (versioned_ ? "versioned" : "unversioned") +
+                " succeeded, expected invalid_argument");
+  }
+  if (t.status().code() != Code::InvalidArgument) {
+    return fail(std::string("open with_versioning(") + (v.enabled ? "true" : "false") +
+                ") of a database stored " + (versioned_ ? "versioned" : "unversioned") + ": " +
+                show(t.status()) + ", expected invalid_argument");
+  }
+  const std::string after = files();
+  if (after != before) {
+    return fail("a refused open changed the database: files were " + before + "; now " + after);
+  }
+  if (clock_now() != clock) return fail("a refused open read the clock");
   return true;
 }
 
@@ -98,8 +165,13 @@ inline void Simulation::reopen(bool crash) {
   tree_.reset();
   // Sometimes the open runs with the faults still armed: it may fail, never damage anything.
   if (faults_active_ && !rng_.one_in(3)) stop_faults();
-  if (!open_tree()) return;
-  verify_recovered(crash, synced);
+  const VersioningOption versioning = draw_versioning_option();
+  if (failed() || !open_tree(versioning)) return;
+  if (!verify_recovered(crash, synced)) return;
+  // The engine continues above the newest commit timestamp it recovered: the last surviving
+  // commit's, or one lost since that it recorded (ts_last_ is the newest given out).
+  ts_floor_ = model_.recovered_timestamp_floor();
+  if (ts_floor_ != ts_last_) probe_commit_timestamp();
 }
 
 inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
@@ -108,11 +180,13 @@ inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
   Result<Iterator> it = tx->range("", "");
   if (!it.ok()) return fail("reading the recovered tree: " + show(it.status()));
   State actual;
+  std::vector<uint64_t> stamps;
   it->seek_first();  // errors show in status() below
   while (it->valid()) {
     Result<std::string_view> v = it->value();
     if (!v.ok()) return fail("reading the recovered tree: value(): " + show(v.status()));
     actual.emplace_back(std::string(it->key()), std::string(*v));
+    stamps.push_back(it->timestamp());
     it->next();
   }
   if (!it->status().ok()) return fail("reading the recovered tree: " + show(it->status()));
@@ -136,7 +210,41 @@ inline bool Simulation::verify_recovered(bool allow_loss, bool durable) {
                 ", a full scan found " + std::to_string(actual.size()));
   }
   uint64_t lost = 0;
-  std::string msg = model_.recover(actual, allow_loss, durable, &lost);
+  RecoveryInput in;
+  in.stamps = &stamps;
+  if (versioned_) {
+    // The versions above the horizon, read when keys, values and timestamps leave the surviving
+    // prefix open, and one time in eight anyway (so a recovery that loses versions shows).
+    in.horizon = horizon();
+    in.always_read_versions = rng_.one_in(8);
+    in.versions = [this, &tx, hz = in.horizon]() -> uint64_t {
+      HistoryOptions all;
+      all.include_tombstones = true;
+      Result<Iterator> h = tx->history_range("", "", all);
+      if (!h.ok()) {
+        fail("reading the recovered versions: " + show(h.status()));
+        return 0;
+      }
+      uint64_t digest = 0;
+      for (h->seek_first(); h->valid(); h->next()) {
+        if (h->timestamp() <= hz) continue;
+        std::string_view value;
+        if (!h->is_tombstone()) {
+          Result<std::string_view> v = h->value();
+          if (!v.ok()) {
+            fail("reading the recovered versions: value(): " + show(v.status()));
+            return 0;
+          }
+          value = *v;
+        }
+        digest += Model::version_hash(h->key(), h->timestamp(), h->is_tombstone(), value);
+      }
+      if (!h->status().ok()) fail("reading the recovered versions: " + show(h->status()));
+      return digest;
+    };
+  }
+  std::string msg = model_.recover(actual, allow_loss, durable, &lost, in);
+  if (failed()) return false;
   if (!msg.empty()) return fail(msg);
   stats_.lost_commits += lost;
   note("recovered %zu keys at commit %llu (%llu commits lost)", actual.size(),

@@ -35,21 +35,43 @@ inline void Simulation::pick_range(std::string* start, std::string* end) {
   if (!start->empty() && !end->empty() && *end < *start && !rng_.one_in(8)) std::swap(*start, *end);
 }
 
-inline void Simulation::op_scan(bool hold) {
+// `timed`: range_at or keys_at at a time at or after the horizon (sim_time_ops.h), which must
+// show each key's version as of then among the snapshot's commits, own writes left out.
+inline void Simulation::op_scan(bool hold, bool timed) {
   Txn* t = pick_txn();
   if (t == nullptr) return;
   std::string start, end;
   pick_range(&start, &end);
   const bool keys_only = rng_.one_in(3);
-  Result<Iterator> r = keys_only ? t->tx.keys(start, end) : t->tx.range(start, end);
-  const std::string label = "t" + std::to_string(t->id) + (keys_only ? " keys [" : " range [") +
-                            printable(start) + ", " + printable(end) + ")";
+  const bool bad_time = timed && rng_.one_in(40);
+  const uint64_t ts = !timed     ? 0
+                      : bad_time ? kMaxTimestamp + 1 + rng_.uniform(1000)
+                                 : pick_time("", t->snap);
+  Result<Iterator> r = !timed      ? (keys_only ? t->tx.keys(start, end) : t->tx.range(start, end))
+                       : keys_only ? t->tx.keys_at(start, end, ts)
+                                   : t->tx.range_at(start, end, ts);
+  const std::string label =
+      "t" + std::to_string(t->id) +
+      (timed ? (keys_only ? " keys_at " : " range_at ") + std::to_string(ts) + " ["
+             : (keys_only ? " keys [" : " range [")) +
+      printable(start) + ", " + printable(end) + ")";
   note("%s%s: %s", label.c_str(), hold ? " (held)" : "", show(r.status()).c_str());
+  if (timed) ++stats_.timed_scans;
   const bool reversed = !start.empty() && !end.empty() && end < start;
-  if (t->mode == Mode::WriteOnly || reversed) {
-    if (r.status().code() != Code::InvalidArgument) {
-      fail(label + ": " + show(r.status()) + ", expected invalid_argument (" +
-           (reversed ? "reversed range)" : "write-only transaction)"));
+  if (t->mode == Mode::WriteOnly || reversed || bad_time) {
+    const Code want = t->mode != Mode::WriteOnly && timed && !versioned_ ? Code::NotSupported
+                                                                         : Code::InvalidArgument;
+    if (r.status().code() != want) {
+      fail(label + ": " + show(r.status()) + ", expected " + code_name(want) + " (" +
+           (t->mode == Mode::WriteOnly ? "write-only transaction)"
+            : reversed                 ? "reversed range)"
+                                       : "timestamp too large)"));
+    }
+    return;
+  }
+  if (timed && !versioned_) {
+    if (r.status().code() != Code::NotSupported) {
+      fail(label + ": " + show(r.status()) + ", expected not_supported (an unversioned tree)");
     }
     return;
   }
@@ -62,8 +84,10 @@ inline void Simulation::op_scan(bool hold) {
     return;
   }
   ++stats_.scans;
-  Cursor c{std::move(r).value(), model_.view(start, end, t->snap, &t->writes), keys_only, -1,
-           label};
+  Cursor c{std::move(r).value(),
+           timed ? model_.view_at(start, end, ts, t->snap)
+                 : model_.view(start, end, t->snap, &t->writes),
+           keys_only, -1, label};
   if (c.it.valid()) {
     fail(label + ": a new iterator is valid before any seek");
     return;
@@ -86,7 +110,7 @@ inline void Simulation::op_held_step() {
       note("drop held iterator %s", held_.front().label.c_str());
       held_.erase(held_.begin());
     }
-    op_scan(true);
+    op_scan(true, versioned_ && rng_.one_in(4));
     return;
   }
   const size_t i = rng_.uniform(held_.size());
@@ -199,10 +223,10 @@ inline bool Simulation::check_cursor(Cursor& c, const std::string& what, bool re
   if (c.it.key() != e.key) {
     return fail(what + ": iterator is at " + printable(c.it.key()) + ", expected " + want);
   }
-  if (e.own != (c.it.timestamp() == 0)) {
+  if (c.it.timestamp() != e.ts) {
     return fail(what + ": timestamp " + std::to_string(c.it.timestamp()) + " at " +
-                printable(e.key) +
-                (e.own ? ", expected 0 (an uncommitted write)" : ", expected a commit timestamp"));
+                printable(e.key) + ", expected " + std::to_string(e.ts) +
+                (e.own ? " (an uncommitted write)" : ""));
   }
   if (!read_value) return true;
   Result<std::string_view> v = c.it.value();

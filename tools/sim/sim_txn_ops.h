@@ -83,7 +83,7 @@ inline void Simulation::op_set(bool del) {
          ", expected " + code_name(want));
     return;
   }
-  if (s.ok()) t->writes[key] = del ? nullptr : make_value(value);
+  if (s.ok()) t->writes[key] = del ? Write() : Write(make_value(value));
 }
 
 // Many writes in one transaction, so trees grow and commits get large.
@@ -104,7 +104,7 @@ inline void Simulation::op_bulk() {
       return;
     }
     if (!s.ok()) return;
-    t->writes[key] = del ? nullptr : make_value(value);
+    t->writes[key] = del ? Write() : Write(make_value(value));
   }
 }
 
@@ -202,7 +202,13 @@ inline void Simulation::op_commit() {
   std::string conflict_key;
   const bool conflict = t->mode == Mode::ReadWrite && has_writes &&
                         model_.conflicts(t->writes, t->snap, &conflict_key);
+  // The commit reads the clock when it gets its sequence number, before anything else can: a
+  // commit that stalls then runs background work inline, whose jobs read it too (versioned
+  // trees). One that is refused before that (a conflict, a sticky error) reads nothing.
+  const uint64_t reading = clock_now();
   CommitFuture f = t->tx.commit();
+  const uint64_t readings = clock_now() - reading;
+  const uint64_t ts = std::min(kMaxTimestamp, std::max(reading, ts_last_ + 1));
   for (int i = 0; i < 1000 && !f.ready(); ++i) memory_->queue_executor()->run_pending(16);
   const std::string what = "t" + std::to_string(t->id) + " commit (" +
                            std::to_string(t->writes.size()) + " writes, " +
@@ -212,7 +218,21 @@ inline void Simulation::op_commit() {
     return;
   }
   Status s = f.get();
-  note("%s: %s", what.c_str(), show(s).c_str());
+  note("%s: %s (clock %llu, %llu readings)", what.c_str(), show(s).c_str(),
+       static_cast<unsigned long long>(reading), static_cast<unsigned long long>(readings));
+  if ((readings == 0 && s.ok() && has_writes) || (readings != 0 && !has_writes) ||
+      (readings > 1 && !versioned_)) {
+    fail(what + ": " + show(s) + ", but it read the clock " + std::to_string(readings) + " times");
+    return;
+  }
+  if (readings != 0) {
+    // A timestamp was given out, whatever the outcome.
+    if (ts_floor_ != ts_last_) {
+      fail(what + ": the previous commit timestamp is unknown (the simulation lost track)");
+      return;
+    }
+    ts_last_ = ts_floor_ = ts;
+  }
   if (s.ok()) {
     if (conflict) {
       fail(what + " succeeded, but key " + printable(conflict_key) +
@@ -221,7 +241,7 @@ inline void Simulation::op_commit() {
       return;
     }
     if (has_writes) {
-      model_.apply(t->writes);
+      model_.apply(t->writes, ts);
       if (d == Durability::Immediate) model_.mark_durable();
       ++stats_.commits;
     }
@@ -234,7 +254,8 @@ inline void Simulation::op_commit() {
     ++stats_.conflicts;
   } else if (write_error_ok(s)) {
     ++stats_.commit_errors;
-    if (!conflict && has_writes) model_.add_uncertain(t->writes);
+    // Stamped means queued: its bytes may have reached the log. Refused before that, it did not.
+    if (!conflict && has_writes && readings != 0) model_.add_uncertain(t->writes, ts);
     if (!wal_failed_ && s.message().find("write-ahead log") != std::string::npos) {
       wal_failed_ = true;
       syncs_at_wal_failure_ = platform_->call_count(FaultOp::Sync);

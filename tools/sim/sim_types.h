@@ -41,6 +41,13 @@ struct SimStats {
   uint64_t deepest_level = 0;  // deepest level that held a table (a maximum, not a sum)
   uint64_t vlog_files = 0;     // most value log files one tree held (a maximum)
   uint64_t vlog_gc_runs = 0;   // most value log collections one open tree ran (a maximum)
+  uint64_t versioned_seeds = 0;
+  uint64_t timed_writes = 0;      // set_at calls
+  uint64_t timed_reads = 0;       // get_at and history calls
+  uint64_t timed_scans = 0;       // range_at, keys_at and history_range iterators
+  uint64_t clock_steps_back = 0;  // the clock set back
+  uint64_t ts_probes = 0;         // commit timestamps pinned down after a lossy reopen
+  uint64_t refused_opens = 0;     // opens with a contradicting with_versioning
 
   void add(const SimStats& o) {
     steps += o.steps;
@@ -60,6 +67,13 @@ struct SimStats {
     if (o.deepest_level > deepest_level) deepest_level = o.deepest_level;
     if (o.vlog_files > vlog_files) vlog_files = o.vlog_files;
     if (o.vlog_gc_runs > vlog_gc_runs) vlog_gc_runs = o.vlog_gc_runs;
+    versioned_seeds += o.versioned_seeds;
+    timed_writes += o.timed_writes;
+    timed_reads += o.timed_reads;
+    timed_scans += o.timed_scans;
+    clock_steps_back += o.clock_steps_back;
+    ts_probes += o.ts_probes;
+    refused_opens += o.refused_opens;
   }
 };
 

@@ -1,14 +1,21 @@
 // Simulation: one seeded run of skv beside its Model. A generator picks operations — transactions
-// of every mode, reads, scans, commits, savepoints, flushes, compactions, background steps,
-// clean reopens, crashes, injected I/O errors and quotas — runs each on the engine through the
-// public API only (on a MemoryPlatform whose QueueExecutor runs background work only when the
+// of every mode, reads, scans, commits, savepoints, reads and writes by time (on versioned
+// seeds; refused on the others), flushes, compactions, background steps, clean reopens, crashes,
+// clock steps, injected I/O errors and quotas — runs each on the engine through the public API
+// only (on a MemoryPlatform whose QueueExecutor runs background work only when the
 // generator says so, behind a FaultPlatform that injects the I/O errors), checks the engine's
 // answer against the model, and stops at the first divergence. The same seed always makes the
 // same run.
 //
 // The member functions live in sim_lifecycle.h (opening, closing, crashing, faults),
-// sim_txn_ops.h (transactions) and sim_scan.h (iterators); sim.h includes them all and drives
-// the loop.
+// sim_txn_ops.h (transactions), sim_scan.h (iterators) and sim_time_ops.h (the clock, versioned
+// reads and writes); sim.h includes them all and drives the loop.
+//
+// Time: the memory platform's fake clock advances a little every step and sometimes steps back.
+// Every commit reads it once (each reading advances it by one), so the model predicts each
+// commit timestamp exactly: max(the reading, the previous commit timestamp + 1). After a crash
+// the previous one is known only to lie between the last surviving commit's and the last one
+// given out; the first commit after such a reopen checks that and makes it exact again.
 //
 // Thread safety: a Simulation is used by one thread. Simulations share nothing, so several may
 // run at once on different threads.
@@ -63,6 +70,8 @@ class Simulation {
     long pos = -1;
     std::string label;
   };
+  // A versioning option for one open: none, or with_versioning(enabled, retention).
+  using VersioningOption = std::optional<Versioning>;
 
   // --- the loop (sim.h)
   void choose_options();
@@ -70,8 +79,10 @@ class Simulation {
   void final_check();
 
   // --- lifecycle (sim_lifecycle.h)
-  TreeBuilder builder();
-  bool open_tree();
+  TreeBuilder builder(const VersioningOption& versioning = std::nullopt);
+  bool open_tree(const VersioningOption& versioning = std::nullopt);
+  VersioningOption draw_versioning_option();
+  bool refused_open();
   void reopen(bool crash);
   void op_reopen() { reopen(false); }
   void op_crash() { reopen(true); }
@@ -102,9 +113,25 @@ class Simulation {
   void check_finished(Txn& t);
   void erase_txn(const Txn& t);
 
+  // --- time (sim_time_ops.h)
+  uint64_t clock_now() { return memory_->fake_clock().peek_nanos(); }
+  uint64_t horizon();
+  void set_retention(uint64_t retention);
+  void op_clock();
+  uint64_t pick_time(const std::string& key, uint64_t snap);
+  void op_set_at();
+  void op_get_at();
+  void op_history();
+  void op_history_range();
+  bool check_versions(const std::string& what, const std::string& key,
+                      const std::vector<Expected>& got, uint64_t snap, bool tombstones,
+                      size_t limit);
+  bool probe_commit_timestamp();
+
   // --- iterators (sim_scan.h)
   void pick_range(std::string* start, std::string* end);
-  void op_scan(bool hold);
+  void op_scan(bool hold, bool timed = false);
+  void op_scan_at() { op_scan(rng_.one_in(8), true); }
   void op_scan_once() { op_scan(false); }
   void op_scan_held() { op_scan(true); }
   void op_held_step();
@@ -153,6 +180,16 @@ class Simulation {
   int next_txn_id_ = 1;
   uint64_t step_ = 0;
   std::string failure_;
+
+  // Versioning: chosen per seed; the retention is what the database stores now.
+  bool versioned_ = false;
+  uint64_t retention_ = 0;
+  uint64_t max_clock_ = 0;      // the clock's largest value seen so far (readings are below it)
+  uint64_t horizon_floor_ = 0;  // the horizon under earlier retentions
+  // Commit timestamps: the last one given out, and the least the engine may now take as the
+  // previous one (below ts_last_ only after a reopen that may have lost commits).
+  uint64_t ts_last_ = 0;
+  uint64_t ts_floor_ = 0;
 
   bool faults_active_ = false;     // a fault policy or quota is set now
   bool read_faults_ = false;       // ... and it can fail reads
