@@ -256,10 +256,10 @@ TEST_CASE("the example of docs/vlog.md, byte for byte", "[vlog]") {
   };
   const std::string bytes = db.bytes(vlog_file_name(12));
   REQUIRE(bytes.size() == 99);
-  CHECK(hex(bytes.substr(0, 16)) == "534b5631010004000c00000000000000");
+  CHECK(hex(bytes.substr(0, 16)) == "534b5631020004000c00000000000000");
   CHECK(bytes.substr(16, 44) == std::string(44, '\0'));
   CHECK(hex(bytes.substr(60)) ==
-        "025b92c7"  // header crc
+        "24297fa7"  // header crc
         "25a081e5"
         "05000000"
         "03000000"

@@ -26,8 +26,10 @@ constexpr int kVersionPatch = SKV_VERSION_PATCH;
 // "major.minor.patch".
 constexpr std::string_view kVersion = "0.1.0";
 
-// The format version written into every file header.
-constexpr uint16_t kFormatVersion = 1;
+// The format version written into every file header. Readers accept every version from 1 up to
+// their own. Version 2 added the value log to the tree: table entries of kind 2 (value-log
+// pointers) and manifest tags 9-11 (docs/manifest.md); a version 1 build refuses such files.
+constexpr uint16_t kFormatVersion = 2;
 
 }  // namespace skv
 
