@@ -1,4 +1,4 @@
-// skv-test-modules: util wal sstable memtable version memory
+// skv-test-modules: util wal vlog sstable memtable version memory
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -288,4 +288,166 @@ TEST_CASE("file numbers at the top of the number space are corruption", "[versio
   ok.encode_to(&enc);
   VersionEdit d;
   CHECK(d.decode_from(enc, "MANIFEST-000001", 0).ok());
+}
+
+namespace {
+
+// An edit with every value log field: two new value logs, a deleted one, and a table that
+// points into two of them.
+VersionEdit vlog_edit() {
+  VersionEdit e;
+  e.set_log_number(4);
+  FileMetaData t = make_file(20, "a", "k", 2, 6);
+  t.vlog_refs = {{7, 100}, {9, 13}};
+  e.add_file(0, t);
+  e.add_file(1, make_file(21, "m", "p", 1, 1));  // no pointers
+  e.add_vlog_file(VlogFileMeta{7, 64 + 500, 3});
+  e.add_vlog_file(VlogFileMeta{9, 64 + 13, 1});
+  e.delete_vlog_file(5);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("value log records round trip", "[version_edit][vlog]") {
+  VersionEdit e = vlog_edit();
+  std::string enc;
+  e.encode_to(&enc);
+  VersionEdit d;
+  REQUIRE(d.decode_from(enc).ok());
+  REQUIRE(d.new_vlog_files().size() == 2);
+  CHECK(d.new_vlog_files()[0] == (VlogFileMeta{7, 564, 3}));
+  CHECK(d.new_vlog_files()[1].entry_bytes() == 13);
+  REQUIRE(d.deleted_vlog_files() == std::vector<uint64_t>{5});
+  REQUIRE(d.new_files().size() == 2);
+  CHECK(d.new_files()[0].meta.vlog_refs == (std::vector<VlogRef>{{7, 100}, {9, 13}}));
+  CHECK(d.new_files()[1].meta.vlog_refs.empty());
+  require_same(e, d);
+  CHECK(d.debug_string().find("vlog #7:100") != std::string::npos);
+  CHECK(d.debug_string().find("delete vlog: #5") != std::string::npos);
+
+  // Every prefix is a prefix of the edit or corruption; the references alone (without their
+  // table, cut off) never decode.
+  for (size_t n = 0; n < enc.size(); ++n) {
+    std::string prefix = enc.substr(0, n);
+    VersionEdit p;
+    Status s = p.decode_from(prefix, "MANIFEST-000003", 8);
+    if (s.ok()) {
+      std::string again;
+      p.encode_to(&again);
+      CHECK(again == prefix);
+    } else {
+      CHECK(s.is_corruption());
+      CHECK(s.message().find("MANIFEST-000003") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("damaged value log records are corruption or keep their invariants",
+          "[version_edit][vlog]") {
+  const uint32_t seed = 20250105;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  std::string enc;
+  vlog_edit().encode_to(&enc);
+  for (int round = 0; round < 5000; ++round) {
+    std::string bad = enc;
+    bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
+    if (rng() % 4 == 0) bad.resize(rng() % bad.size());
+    VersionEdit d;
+    Status s = d.decode_from(bad, "m", 0);
+    if (!s.ok()) {
+      REQUIRE(s.is_corruption());
+      continue;
+    }
+    for (const auto& v : d.new_vlog_files()) {
+      REQUIRE(v.number >= 1);
+      REQUIRE(v.num_entries >= 1);
+      REQUIRE(v.entry_bytes() >= 13 * v.num_entries);
+    }
+    for (const auto& nf : d.new_files()) {
+      for (size_t i = 0; i < nf.meta.vlog_refs.size(); ++i) {
+        REQUIRE(nf.meta.vlog_refs[i].bytes >= 13);
+        if (i > 0) REQUIRE(nf.meta.vlog_refs[i - 1].vlog_number < nf.meta.vlog_refs[i].vlog_number);
+      }
+    }
+  }
+}
+
+TEST_CASE("malformed value log records are corruption", "[version_edit][vlog]") {
+  std::string s;
+  auto table_refs = [&s](uint64_t table, std::vector<std::pair<uint64_t, uint64_t>> refs) {
+    put_varint32(&s, 11);
+    put_varint64(&s, table);
+    put_varint32(&s, static_cast<uint32_t>(refs.size()));
+    for (auto [n, b] : refs) {
+      put_varint64(&s, n);
+      put_varint64(&s, b);
+    }
+  };
+  auto new_table = [&s](uint64_t number) {
+    VersionEdit e;
+    e.add_file(0, make_file(number, "a", "b", 1, 1));
+    e.encode_to(&s);
+  };
+  auto new_vlog = [&s](uint64_t number, uint64_t size, uint64_t entries) {
+    put_varint32(&s, 9);
+    put_varint64(&s, number);
+    put_varint64(&s, size);
+    put_varint64(&s, entries);
+  };
+
+  SECTION("value log with no entries") { new_vlog(3, 100, 0); }
+  SECTION("value log with nothing after its header") { new_vlog(3, 64, 1); }
+  SECTION("value log too small for its entries") { new_vlog(3, 64 + 25, 2); }
+  SECTION("value log number zero") { new_vlog(0, 100, 1); }
+  SECTION("value log number beyond 2^56") { new_vlog(kMaxFileNumber, 100, 1); }
+  SECTION("value log beyond 2^63 bytes") { new_vlog(3, (uint64_t{1} << 63) + 1, 1); }
+  SECTION("truncated value log") {
+    new_vlog(3, 100, 1);
+    s.pop_back();
+  }
+  SECTION("deleted value log number zero") {
+    put_varint32(&s, 10);
+    put_varint64(&s, 0);
+  }
+  SECTION("references for a table the edit does not add") {
+    new_table(5);
+    table_refs(6, {{3, 13}});
+  }
+  SECTION("references given twice for one table") {
+    new_table(5);
+    table_refs(5, {{3, 13}});
+    table_refs(5, {{4, 13}});
+  }
+  SECTION("no references") {
+    new_table(5);
+    table_refs(5, {});
+  }
+  SECTION("references out of order") {
+    new_table(5);
+    table_refs(5, {{4, 13}, {3, 13}});
+  }
+  SECTION("a repeated value log") {
+    new_table(5);
+    table_refs(5, {{3, 13}, {3, 13}});
+  }
+  SECTION("fewer bytes than one entry") {
+    new_table(5);
+    table_refs(5, {{3, 12}});
+  }
+  SECTION("a reference count beyond the input") {
+    new_table(5);
+    put_varint32(&s, 11);
+    put_varint64(&s, 5);
+    put_varint32(&s, 1000000);
+    put_varint64(&s, 3);
+  }
+  VersionEdit d;
+  Status st = d.decode_from(s, "MANIFEST-000002", 64);
+  INFO(st.to_string());
+  REQUIRE(st.is_corruption());
+  REQUIRE(st.message().find("MANIFEST-000002") != std::string::npos);
+  REQUIRE(st.message().find("offset 64") != std::string::npos);
+  REQUIRE(d.new_files().empty());
 }

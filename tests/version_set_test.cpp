@@ -1,4 +1,4 @@
-// skv-test-modules: util wal sstable memtable version memory fault
+// skv-test-modules: util wal vlog sstable memtable version memory fault
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cache/block_cache.h"
+#include "compaction/compaction_picker.h"
 #include "format/file_names.h"
 #include "format/internal_key.h"
 #include "platform/fault/fault_platform.h"
@@ -82,6 +83,20 @@ struct Db {
     auto p = storage->read_pointer("CURRENT");
     REQUIRE(p.ok());
     return *p;
+  }
+
+  // Adds a value log file of `entries` entries of 100 bytes and returns its metadata.
+  VlogFileMeta new_vlog(uint64_t entries) {
+    VlogFileMeta v;
+    v.number = *vset->new_file_number();
+    v.file_size = 64 + 100 * entries;
+    v.num_entries = entries;
+    auto f = storage->logs().create(vlog_file_name(v.number));
+    REQUIRE(f.ok());
+    REQUIRE((*f)->append(std::string(v.file_size, 'v')).ok());
+    REQUIRE((*f)->sync().ok());
+    REQUIRE(storage->sync_dir().ok());
+    return v;
   }
 
   bool log_exists(const std::string& name) {
@@ -450,4 +465,199 @@ TEST_CASE("random edits recover to the same state after crashes", "[version_set]
       db.vset->set_max_manifest_size(4096);
     }
   }
+}
+
+TEST_CASE("value logs live while tables point into them, and recover", "[version_set][vlog]") {
+  Db db;
+  REQUIRE(db.vset->create_new().ok());
+  VlogFileMeta v1 = db.new_vlog(10);  // 1,000 entry bytes
+  VlogFileMeta v2 = db.new_vlog(4);
+  FileMetaData a = db.new_table("a", "c", 1, 2);
+  a.vlog_refs = {{v1.number, 600}};
+  FileMetaData b = db.new_table("d", "f", 1, 2);
+  b.vlog_refs = {{v1.number, 300}, {v2.number, 400}};
+  VersionEdit e1;
+  e1.add_file(1, a);
+  e1.add_file(1, b);
+  e1.add_vlog_file(v1);
+  e1.add_vlog_file(v2);
+  REQUIRE(db.vset->log_and_apply(&e1).ok());
+  std::shared_ptr<const Version> v = db.vset->current();
+  REQUIRE(v->vlog_files().size() == 2);
+  CHECK(v->find_vlog(v1.number)->live_bytes == 900);
+  CHECK(v->find_vlog(v1.number)->garbage_bytes() == 100);
+  CHECK(v->find_vlog(v2.number)->garbage_bytes() == 0);
+
+  // Rewriting `a` without its pointers leaves v1 with 300 live bytes of 1,000.
+  FileMetaData a2 = db.new_table("a", "c", 1, 2);
+  VersionEdit e2;
+  e2.delete_file(1, a.number);
+  e2.add_file(1, a2);
+  REQUIRE(db.vset->log_and_apply(&e2).ok());
+  CHECK(db.vset->current()->find_vlog(v1.number)->garbage_share() == Approx(0.7));
+  CHECK(vlogs_over_ratio(*db.vset->current(), 0.7) == std::vector<uint64_t>{v1.number});
+  CHECK(vlogs_over_ratio(*db.vset->current(), 0.71).empty());
+
+  // Deleting `b` leaves no table pointing into either: the edit deletes both value logs, but a
+  // version still held keeps them live.
+  std::shared_ptr<const Version> held = db.vset->current();
+  VersionEdit e3;
+  e3.delete_file(1, b.number);
+  REQUIRE(db.vset->log_and_apply(&e3).ok());
+  CHECK(e3.deleted_vlog_files() == (std::vector<uint64_t>{v1.number, v2.number}));
+  CHECK(db.vset->current()->vlog_files().empty());
+  CHECK(db.vset->live_vlog_files() == std::set<uint64_t>{v1.number, v2.number});
+  held.reset();
+  v.reset();
+  CHECK(db.vset->live_vlog_files().empty());
+
+  REQUIRE(db.reopen_and_recover().ok());
+  CHECK(db.vset->current()->vlog_files().empty());
+  CHECK(db.vset->current()->num_files(1) == 1);
+}
+
+TEST_CASE("value log references are replayed and a missing value log is corruption",
+          "[version_set][vlog]") {
+  Db db;
+  REQUIRE(db.vset->create_new().ok());
+  VlogFileMeta v1 = db.new_vlog(3);
+  FileMetaData a = db.new_table("a", "c", 1, 2);
+  a.vlog_refs = {{v1.number, 250}};
+  VersionEdit e;
+  e.add_file(0, a);
+  e.add_vlog_file(v1);
+  REQUIRE(db.vset->log_and_apply(&e).ok());
+  REQUIRE(db.reopen_and_recover().ok());
+  const VlogUsage* u = db.vset->current()->find_vlog(v1.number);
+  REQUIRE(u != nullptr);
+  CHECK(u->meta == v1);
+  CHECK(u->live_bytes == 250);
+  REQUIRE(db.vset->current()->files(0).size() == 1);
+  CHECK(db.vset->current()->files(0)[0]->vlog_refs == a.vlog_refs);
+  // The snapshot a new manifest starts with carries them too.
+  VersionEdit nothing;
+  REQUIRE(db.vset->log_and_apply(&nothing).ok());
+  REQUIRE(db.reopen_and_recover().ok());
+  CHECK(db.vset->current()->find_vlog(v1.number)->live_bytes == 250);
+
+  REQUIRE(db.storage->logs().remove(vlog_file_name(v1.number)).ok());
+  Status s = db.reopen_and_recover();
+  INFO(s.to_string());
+  CHECK(s.is_corruption());
+  CHECK(s.message().find(vlog_file_name(v1.number)) != std::string::npos);
+}
+
+TEST_CASE("edits whose value log references disagree are refused", "[version_set][vlog]") {
+  Db db;
+  REQUIRE(db.vset->create_new().ok());
+  VlogFileMeta v1 = db.new_vlog(2);  // 200 entry bytes
+  FileMetaData a = db.new_table("a", "c", 1, 2);
+  const std::string before = shape(*db.vset->current());
+
+  SECTION("a table points into a value log that is not live") {
+    a.vlog_refs = {{v1.number, 100}};
+    VersionEdit e;
+    e.add_file(0, a);
+    CHECK(db.vset->log_and_apply(&e).code() == Code::InvalidArgument);
+  }
+  SECTION("tables point at more bytes than the value log holds") {
+    a.vlog_refs = {{v1.number, 201}};
+    VersionEdit e;
+    e.add_file(0, a);
+    e.add_vlog_file(v1);
+    CHECK(db.vset->log_and_apply(&e).code() == Code::InvalidArgument);
+  }
+  SECTION("a value log added twice") {
+    a.vlog_refs = {{v1.number, 100}};
+    VersionEdit e;
+    e.add_file(0, a);
+    e.add_vlog_file(v1);
+    REQUIRE(db.vset->log_and_apply(&e).ok());
+    FileMetaData b = db.new_table("d", "e", 3, 3);
+    b.vlog_refs = {{v1.number, 100}};
+    VersionEdit again;
+    again.add_file(0, b);
+    again.add_vlog_file(v1);
+    CHECK(db.vset->log_and_apply(&again).code() == Code::InvalidArgument);
+    return;
+  }
+  SECTION("a value log deleted that is not live") {
+    VersionEdit e;
+    e.delete_vlog_file(v1.number);
+    CHECK(db.vset->log_and_apply(&e).code() == Code::InvalidArgument);
+  }
+  CHECK(shape(*db.vset->current()) == before);
+  CHECK(db.vset->current()->vlog_files().empty());
+}
+
+TEST_CASE("garbage collection picks tables pointing into value logs over the ratio",
+          "[version_set][vlog][gc]") {
+  Db db;
+  db.options.vlog_gc_ratio = 0.5;
+  db.open();
+  REQUIRE(db.vset->create_new().ok());
+  VlogFileMeta v1 = db.new_vlog(10);
+  VlogFileMeta v2 = db.new_vlog(10);
+  FileMetaData l0 = db.new_table("a", "z", 5, 6);
+  l0.vlog_refs = {{v2.number, 600}};
+  FileMetaData l1a = db.new_table("a", "c", 1, 2);
+  l1a.vlog_refs = {{v1.number, 300}};
+  FileMetaData l1b = db.new_table("d", "f", 1, 2);
+  l1b.vlog_refs = {{v1.number, 200}, {v2.number, 100}};
+  VersionEdit e;
+  e.add_file(0, l0);
+  e.add_file(1, l1a);
+  e.add_file(1, l1b);
+  e.add_vlog_file(v1);
+  e.add_vlog_file(v2);
+  REQUIRE(db.vset->log_and_apply(&e).ok());
+
+  // v1: 500 of 1,000 bytes live (share 0.5, collected); v2: 700 live (0.3, not).
+  CHECK(vlogs_over_ratio(*db.vset->current(), 0.5) == std::vector<uint64_t>{v1.number});
+  CHECK(vlogs_over_ratio(*db.vset->current(), 0.3) ==
+        (std::vector<uint64_t>{v1.number, v2.number}));
+  CHECK(needs_vlog_gc(*db.vset));
+  std::unique_ptr<Compaction> c = pick_vlog_gc(*db.vset);
+  REQUIRE(c != nullptr);
+  CHECK(c->level == 1);
+  CHECK(c->output_level == 1);
+  REQUIRE(c->inputs.size() == 1);
+  CHECK(c->inputs[0]->number == l1a.number);  // the first table pointing into v1
+  CHECK(c->relocate_vlogs == std::vector<uint64_t>{v1.number});
+  CHECK_FALSE(c->is_trivial_move());
+  CHECK(c->first_deeper_level() == 2);
+
+  // Once l1a no longer points into v1, the next pick is l1b.
+  FileMetaData l1a2 = db.new_table("a", "c", 1, 2);
+  VersionEdit moved;
+  moved.delete_file(1, l1a.number);
+  moved.add_file(1, l1a2);
+  REQUIRE(db.vset->log_and_apply(&moved).ok());
+  c = pick_vlog_gc(*db.vset);
+  REQUIRE(c != nullptr);
+  CHECK(c->inputs[0]->number == l1b.number);
+
+  // With a higher ratio nothing is picked.
+  db.options.vlog_gc_ratio = 0.9;
+  REQUIRE(db.reopen_and_recover().ok());
+  CHECK_FALSE(needs_vlog_gc(*db.vset));
+  CHECK(pick_vlog_gc(*db.vset) == nullptr);
+}
+
+TEST_CASE("an L0 table is collected in place with every L0 table counted as deeper",
+          "[version_set][vlog][gc]") {
+  Db db;
+  REQUIRE(db.vset->create_new().ok());
+  VlogFileMeta v1 = db.new_vlog(10);
+  FileMetaData t = db.new_table("a", "z", 5, 6);
+  t.vlog_refs = {{v1.number, 100}};
+  VersionEdit e;
+  e.add_file(0, t);
+  e.add_vlog_file(v1);
+  REQUIRE(db.vset->log_and_apply(&e).ok());
+  std::unique_ptr<Compaction> c = pick_vlog_gc(*db.vset);
+  REQUIRE(c != nullptr);
+  CHECK(c->level == 0);
+  CHECK(c->output_level == 0);
+  CHECK(c->first_deeper_level() == 0);
 }

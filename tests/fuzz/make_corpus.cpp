@@ -274,6 +274,25 @@ void make_manifest() {
   check(vs.log_and_apply(&e3), "edit 3");
   save("three-edits");
 
+  // A flush that separated values, then a compaction that moved the pointers and dropped some.
+  VersionEdit e4;
+  const uint64_t v1 = *vs.new_file_number();
+  const uint64_t t5 = *vs.new_file_number();
+  FileMetaData with_pointers = meta(t5, "cherry", "plum", 121, 150);
+  with_pointers.vlog_refs = {{v1, 4000}};
+  e4.add_file(0, with_pointers);
+  e4.add_vlog_file(VlogFileMeta{v1, 64 + 5000, 10});
+  vs.set_last_sequence(150);
+  check(vs.log_and_apply(&e4), "edit 4");
+  VersionEdit e5;
+  const uint64_t t6 = *vs.new_file_number();
+  FileMetaData moved = meta(t6, "cherry", "plum", 121, 150);
+  moved.vlog_refs = {{v1, 2500}};
+  e5.delete_file(0, t5);
+  e5.add_file(3, moved);
+  check(vs.log_and_apply(&e5), "edit 5");
+  save("value-logs");
+
   // A bare edit payload (the target also decodes the whole input as one edit).
   VersionEdit bare;
   bare.set_log_number(5);
@@ -281,7 +300,12 @@ void make_manifest() {
   bare.set_last_sequence(77);
   bare.set_compact_pointer(2, make_internal_key("kiwi", 3, ValueKind::Value, 0));
   bare.delete_file(1, 4);
-  bare.add_file(2, meta(9, "kiwi", "lemon", 2, 70));
+  FileMetaData bare_file = meta(9, "kiwi", "lemon", 2, 70);
+  bare_file.vlog_refs = {{10, 300}, {11, 13}};
+  bare.add_file(2, bare_file);
+  bare.add_vlog_file(VlogFileMeta{10, 64 + 600, 4});
+  bare.add_vlog_file(VlogFileMeta{11, 64 + 13, 1});
+  bare.delete_vlog_file(8);
   std::string payload;
   bare.encode_to(&payload);
   write("manifest", "bare-edit", payload);

@@ -3,15 +3,16 @@
 //
 // The input is read as one edit payload, then as a manifest file on the in-memory platform: once
 // as it is and once with its header and record checksums recomputed (fuzz_support.h). CURRENT
-// names MANIFEST-<the number in the input's header>, and every table the manifest's edits add
-// exists as a stand-in object (the version set checks only that tables exist).
+// names MANIFEST-<the number in the input's header>, and every table and value log the manifest's
+// edits add exists as a stand-in file (the version set checks only that they exist).
 //
 // Properties: nothing crashes; decode and recover fail only with Corruption (InvalidArgument for
 // a level beyond the configured level count), and a failed decode leaves the edit cleared. An edit
 // that decodes round-trips: decoding its encoding gives equal fields, the encoding is never longer
 // than the input (the decoder accepts over-long varints) and encoding is idempotent. A manifest
 // that recovers gives a consistent state (next file number above every number in use, L1+ sorted
-// and non-overlapping), and writing that state out (log_and_apply starts a new manifest holding a
+// and non-overlapping, value log references that agree with the live value logs), and writing
+// that state out (log_and_apply starts a new manifest holding a
 // snapshot) and recovering it again gives the same state. (A state at the top of the file
 // number space, a known issue described at numbers_exhausted, is checked only with
 // SKV_FUZZ_STRICT=1.)
@@ -42,14 +43,16 @@ constexpr size_t kMaxStandIns = 64;
 bool same_meta(const FileMetaData& a, const FileMetaData& b) {
   return a.number == b.number && a.file_size == b.file_size && a.smallest == b.smallest &&
          a.largest == b.largest && a.smallest_seq == b.smallest_seq &&
-         a.largest_seq == b.largest_seq && a.num_entries == b.num_entries;
+         a.largest_seq == b.largest_seq && a.num_entries == b.num_entries &&
+         a.vlog_refs == b.vlog_refs;
 }
 
 bool same_edit(const VersionEdit& a, const VersionEdit& b) {
   if (a.log_number() != b.log_number() || a.next_file_number() != b.next_file_number() ||
       a.last_sequence() != b.last_sequence() || a.compact_pointers() != b.compact_pointers() ||
       a.deleted_files().size() != b.deleted_files().size() ||
-      a.new_files().size() != b.new_files().size()) {
+      a.new_files().size() != b.new_files().size() || a.new_vlog_files() != b.new_vlog_files() ||
+      a.deleted_vlog_files() != b.deleted_vlog_files()) {
     return false;
   }
   for (size_t i = 0; i < a.deleted_files().size(); ++i) {
@@ -67,7 +70,8 @@ bool same_edit(const VersionEdit& a, const VersionEdit& b) {
 
 bool is_empty(const VersionEdit& e) {
   return !e.log_number() && !e.next_file_number() && !e.last_sequence() &&
-         e.compact_pointers().empty() && e.deleted_files().empty() && e.new_files().empty();
+         e.compact_pointers().empty() && e.deleted_files().empty() && e.new_files().empty() &&
+         e.new_vlog_files().empty() && e.deleted_vlog_files().empty();
 }
 
 void check_edit(std::string_view input) {
@@ -90,6 +94,17 @@ void check_edit(std::string_view input) {
     SKV_FUZZ_CHECK(compare_internal_keys(m.smallest, m.largest) <= 0, "new file key order");
     SKV_FUZZ_CHECK(m.smallest_seq <= m.largest_seq && m.largest_seq <= kMaxSequenceNumber,
                    "new file sequences");
+    for (size_t i = 0; i < m.vlog_refs.size(); ++i) {
+      SKV_FUZZ_CHECK(m.vlog_refs[i].vlog_number >= 1 && m.vlog_refs[i].bytes >= 13,
+                     "value log reference fields");
+      SKV_FUZZ_CHECK(i == 0 || m.vlog_refs[i - 1].vlog_number < m.vlog_refs[i].vlog_number,
+                     "value log references out of order");
+    }
+  }
+  for (const auto& v : edit.new_vlog_files()) {
+    SKV_FUZZ_CHECK(v.number >= 1 && v.num_entries >= 1 && v.file_size > kFileHeaderSize &&
+                       v.entry_bytes() / 13 >= v.num_entries,
+                   "new value log fields");
   }
   std::string enc;
   edit.encode_to(&enc);
@@ -110,6 +125,8 @@ struct State {
   SequenceNumber last_sequence = 0;
   uint64_t next_file_number = 0;
   std::vector<std::string> compact_pointers;
+  std::vector<VlogFileMeta> vlogs;
+  std::vector<uint64_t> vlog_live;
 };
 
 State capture(const VersionSet& vs) {
@@ -119,6 +136,10 @@ State capture(const VersionSet& vs) {
     st.levels.emplace_back();
     for (const auto& f : v->files(level)) st.levels.back().push_back(*f);
     st.compact_pointers.push_back(vs.compact_pointer(level));
+  }
+  for (const auto& u : v->vlog_files()) {
+    st.vlogs.push_back(u.meta);
+    st.vlog_live.push_back(u.live_bytes);
   }
   st.log_number = vs.log_number();
   st.last_sequence = vs.last_sequence();
@@ -140,10 +161,20 @@ bool same_levels(const State& a, const State& b) {
 void check_state(const State& st, uint64_t manifest_number) {
   SKV_FUZZ_CHECK(st.next_file_number > manifest_number, "next file number <= the manifest's");
   SKV_FUZZ_CHECK(st.next_file_number > st.log_number, "next file number <= the log number");
+  for (size_t i = 0; i < st.vlogs.size(); ++i) {
+    SKV_FUZZ_CHECK(st.next_file_number > st.vlogs[i].number, "next file number <= a value log's");
+    SKV_FUZZ_CHECK(st.vlog_live[i] >= 1 && st.vlog_live[i] <= st.vlogs[i].entry_bytes(),
+                   "a live value log's live bytes out of range");
+  }
   for (size_t l = 0; l < st.levels.size(); ++l) {
     const auto& files = st.levels[l];
     for (size_t i = 0; i < files.size(); ++i) {
       SKV_FUZZ_CHECK(st.next_file_number > files[i].number, "next file number <= a table's");
+      for (const auto& ref : files[i].vlog_refs) {
+        bool live = false;
+        for (const auto& v : st.vlogs) live = live || v.number == ref.vlog_number;
+        SKV_FUZZ_CHECK(live, "a table points into a value log that is not live");
+      }
       if (l > 0 && i > 0) {
         SKV_FUZZ_CHECK(compare_user_keys(extract_user_key(files[i - 1].largest),
                                          extract_user_key(files[i].smallest)) < 0,
@@ -172,19 +203,28 @@ bool numbers_exhausted(const State& st, uint64_t manifest_number) {
   return false;
 }
 
-// The table numbers the edits of a manifest add, as far as it reads (at most kMaxStandIns).
-std::set<uint64_t> tables_named(std::string bytes) {
-  std::set<uint64_t> out;
+// The table and value log numbers the edits of a manifest add, as far as it reads (at most
+// kMaxStandIns of each).
+struct Named {
+  std::set<uint64_t> tables;
+  std::set<uint64_t> vlogs;
+};
+
+Named files_named(std::string bytes) {
+  Named out;
   fuzz::StringLogFile file("scan", &bytes);
   log::Reader reader(&file, FileKind::Manifest);
   std::string record;
   uint64_t offset = 0;
-  for (size_t i = 0; i < bytes.size() / 9 + 1 && out.size() < kMaxStandIns; ++i) {
+  for (size_t i = 0; i < bytes.size() / 9 + 1 && out.tables.size() < kMaxStandIns &&
+                     out.vlogs.size() < kMaxStandIns;
+       ++i) {
     Result<bool> got = reader.read_record(&record, &offset);
     if (!got.ok() || !*got) break;
     VersionEdit e;
     if (!e.decode_from(record).ok()) break;
-    for (const auto& nf : e.new_files()) out.insert(nf.meta.number);
+    for (const auto& nf : e.new_files()) out.tables.insert(nf.meta.number);
+    for (const auto& v : e.new_vlog_files()) out.vlogs.insert(v.number);
   }
   return out;
 }
@@ -202,12 +242,18 @@ void check_recover(const std::string& bytes) {
     SKV_FUZZ_CHECK((*f)->append(bytes).ok() && (*f)->sync().ok(), "write manifest");
     SKV_FUZZ_CHECK((*f)->close().ok(), "close manifest");
   }
-  for (uint64_t t : tables_named(bytes)) {
+  const Named named = files_named(bytes);
+  for (uint64_t t : named.tables) {
     const std::string tname = table_file_name(t);
     if (tname == name) continue;
     Result<std::unique_ptr<ObjectWriter>> w = storage->objects().create(tname);
     if (!w.ok()) continue;
     SKV_FUZZ_CHECK((*w)->append("stand-in").ok() && (*w)->finish().ok(), "stand-in");
+  }
+  for (uint64_t n : named.vlogs) {
+    Result<std::unique_ptr<LogFile>> f = storage->logs().create(vlog_file_name(n));
+    if (!f.ok()) continue;
+    SKV_FUZZ_CHECK((*f)->append("stand-in").ok() && (*f)->close().ok(), "value log stand-in");
   }
   SKV_FUZZ_CHECK(storage->sync_dir().ok(), "sync_dir");
   SKV_FUZZ_CHECK(storage->write_pointer(current_file_name(), name + "\n").ok(), "CURRENT");
@@ -241,6 +287,8 @@ void check_recover(const std::string& bytes) {
   SKV_FUZZ_CHECK(first.log_number == second.log_number, "log number differs after a rewrite");
   SKV_FUZZ_CHECK(first.last_sequence == second.last_sequence, "last sequence differs");
   SKV_FUZZ_CHECK(first.compact_pointers == second.compact_pointers, "compact pointers differ");
+  SKV_FUZZ_CHECK(first.vlogs == second.vlogs && first.vlog_live == second.vlog_live,
+                 "value logs differ after a rewrite");
   SKV_FUZZ_CHECK(second.next_file_number > first.next_file_number,
                  "next file number did not move past the new manifest");
 }

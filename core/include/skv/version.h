@@ -27,8 +27,10 @@ constexpr int kVersionPatch = SKV_VERSION_PATCH;
 constexpr std::string_view kVersion = "0.1.0";
 
 // The format version written into every file header. Before 1.0 a format change bumps it and
-// files of older versions are refused by name (NotSupported), not converted; the history of
-// versions is in docs/README.md.
+// files of older versions are refused by name (NotSupported), not converted. Version 2: write
+// batches carry a commit timestamp, the manifest records versioning and the last commit timestamp
+// (tags 7, 8), tables hold value-log pointers (kind 2) and the manifest records value logs (tags
+// 9-11); docs/wal.md, docs/manifest.md, docs/vlog.md.
 constexpr uint16_t kFormatVersion = 2;
 // The oldest format version this build reads.
 constexpr uint16_t kOldestReadableFormatVersion = 2;

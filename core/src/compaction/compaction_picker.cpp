@@ -179,7 +179,8 @@ std::vector<uint64_t> vlogs_over_ratio(const Version& v, double ratio) {
 }
 
 bool needs_vlog_gc(const VersionSet& vset) {
-  return !vlogs_over_ratio(*vset.current(), vset.options().vlog_gc_ratio).empty();
+  // Exactly when there is something to pick, so the scheduler never waits for a pick that fails.
+  return pick_vlog_gc(vset) != nullptr;
 }
 
 std::unique_ptr<Compaction> pick_vlog_gc(const VersionSet& vset) {

@@ -84,7 +84,8 @@ std::unique_ptr<Compaction> pick_manual_all(const VersionSet& vset, int start_le
 // by ascending number.
 std::vector<uint64_t> vlogs_over_ratio(const Version& v, double ratio);
 
-// True if some value log of vset.current() passes Options::vlog_gc_ratio.
+// True if some value log of vset.current() passes Options::vlog_gc_ratio (and so pick_vlog_gc
+// returns a compaction).
 bool needs_vlog_gc(const VersionSet& vset);
 
 // The next garbage collection step: the first table (L0 first, then each level in key order)
