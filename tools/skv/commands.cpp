@@ -134,6 +134,9 @@ int run_stats(const std::string& dir) {
     std::printf("compactions          %" PRIu64 "\n", st.compactions);
     std::printf("stalls               %" PRIu64 "\n", st.stalls);
     std::printf("block_cache_usage    %" PRIu64 "\n", st.block_cache_usage);
+    std::printf("vlog_files           %" PRIu64 "\n", st.vlog_files);
+    std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
+    std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
     std::printf("level_count          %d\n", st.level_count);
     const int levels = std::clamp(st.level_count, 0, 16);
     for (int level = 0; level < levels; ++level) {
