@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <random>
 #include <string>
@@ -183,4 +184,103 @@ TEST_CASE("db iterator shows the newest visible live version per key", "[iterato
       }
     }
   }
+}
+
+namespace {
+
+// Resolves a "pointer" by upper-casing it, and counts the calls; a pointer "bad" fails.
+class UpperResolver final : public ValueResolver {
+ public:
+  Status resolve(std::string_view user_key, std::string_view pointer, std::string* value) override {
+    ++calls;
+    if (pointer == "bad") return Status::corruption("000009.vlog: bad entry at offset 64");
+    value->assign(pointer);
+    for (char& c : *value) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    *value += "@" + std::string(user_key);
+    return Status::OK();
+  }
+  int calls = 0;
+};
+
+std::unique_ptr<InternalIterator> pointer_input() {
+  std::vector<std::pair<std::string, std::string>> e;
+  e.emplace_back(make_internal_key("a", 5, ValueKind::ValuePointer, 0), "new");
+  e.emplace_back(make_internal_key("a", 3, ValueKind::ValuePointer, 0), "old");
+  e.emplace_back(make_internal_key("b", 4, ValueKind::Value, 0), "inline");
+  e.emplace_back(make_internal_key("c", 6, ValueKind::Delete, 0), "");
+  e.emplace_back(make_internal_key("c", 2, ValueKind::ValuePointer, 0), "gone");
+  e.emplace_back(make_internal_key("d", 1, ValueKind::ValuePointer, 0), "last");
+  return std::make_unique<VectorIterator>(std::move(e));
+}
+
+}  // namespace
+
+TEST_CASE("value pointers are resolved for the version shown, in both directions",
+          "[db_iterator][vlog]") {
+  auto resolver = std::make_shared<UpperResolver>();
+  auto it = new_db_iterator(pointer_input(), 10, "", "", false, resolver);
+  std::vector<std::string> forward;
+  for (it->seek_first(); it->valid(); it->next()) {
+    forward.push_back(std::string(it->key()) + "=" + std::string(it->value()));
+  }
+  REQUIRE(it->status().ok());
+  CHECK(forward == std::vector<std::string>{"a=NEW@a", "b=inline", "d=LAST@d"});
+  CHECK(resolver->calls == 2);  // never for a hidden version or a deleted key
+
+  std::vector<std::string> backward;
+  for (it->seek_last(); it->valid(); it->prev()) {
+    backward.push_back(std::string(it->key()) + "=" + std::string(it->value()));
+  }
+  REQUIRE(it->status().ok());
+  CHECK(backward == std::vector<std::string>{"d=LAST@d", "b=inline", "a=NEW@a"});
+  CHECK(resolver->calls == 4);
+
+  // At an older snapshot the older version is the one read.
+  auto old = new_db_iterator(pointer_input(), 3, "", "", false, resolver);
+  old->seek("a");
+  REQUIRE(old->valid());
+  CHECK(old->value() == "OLD@a");
+  // Backwards at that snapshot: d, then c (its tombstone is newer), then a's older version.
+  old->seek_last();
+  old->prev();
+  REQUIRE(old->valid());
+  CHECK(old->value() == "GONE@c");
+  old->prev();
+  REQUIRE(old->valid());
+  CHECK(old->key() == "a");
+  CHECK(old->value() == "OLD@a");
+}
+
+TEST_CASE("a keys-only iterator never resolves a value pointer", "[db_iterator][vlog]") {
+  auto resolver = std::make_shared<UpperResolver>();
+  auto it = new_db_iterator(pointer_input(), 10, "", "", true, resolver);
+  int n = 0;
+  for (it->seek_first(); it->valid(); it->next()) ++n;
+  for (it->seek_last(); it->valid(); it->prev()) ++n;
+  CHECK(n == 6);
+  CHECK(resolver->calls == 0);
+}
+
+TEST_CASE("a value pointer that cannot be read stops the iterator with the error",
+          "[db_iterator][vlog]") {
+  std::vector<std::pair<std::string, std::string>> e;
+  e.emplace_back(make_internal_key("a", 1, ValueKind::Value, 0), "fine");
+  e.emplace_back(make_internal_key("b", 1, ValueKind::ValuePointer, 0), "bad");
+  auto resolver = std::make_shared<UpperResolver>();
+  auto it = new_db_iterator(std::make_unique<VectorIterator>(e), 10, "", "", false, resolver);
+  it->seek_first();
+  REQUIRE(it->valid());
+  it->next();
+  CHECK_FALSE(it->valid());
+  CHECK(it->status().is_corruption());
+  CHECK(it->status().message().find("000009.vlog") != std::string::npos);
+  it->seek_last();
+  CHECK_FALSE(it->valid());
+  CHECK(it->status().is_corruption());
+
+  // Without a resolver a pointer is corruption too, never an empty value.
+  auto bare = new_db_iterator(std::make_unique<VectorIterator>(e), 10, "", "", false);
+  bare->seek("b");
+  CHECK_FALSE(bare->valid());
+  CHECK(bare->status().is_corruption());
 }

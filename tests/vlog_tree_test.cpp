@@ -421,6 +421,33 @@ TEST_CASE("a crash after the value log is written but before the manifest leaves
   check_model(tree, model);
 }
 
+TEST_CASE("a flush that fails removes the value logs it wrote", "[vlog][tree][fault]") {
+  auto memory = std::make_shared<MemoryPlatform>();
+  auto fault = std::make_shared<FaultPlatform>(memory);
+  Model model;
+  {
+    Tree tree = open_or_fail(vlog_tree(fault).with_vlog_max_file_size(4096));
+    for (int i = 0; i < 20; ++i) {
+      const std::string k = "k" + std::to_string(i);
+      model[k] = value_of(k, 0, 700);
+      require_ok(tree.set(k, model[k]));
+    }
+    // The table cannot be finished: the value logs (several, 4 KiB each) were written first.
+    FaultRule rule = FaultRule::every_call(FaultOp::Sync);
+    rule.target_contains = ".sst";
+    fault->set_fault_policy(FaultPolicy{{rule}, 1});
+    Status s = tree.flush().wait();
+    INFO(s.to_string());
+    CHECK(s.code() == Code::IO);
+    CHECK(fault->call_count(FaultOp::Create, ".vlog") >= 3);
+    CHECK(vlog_files(*memory).empty());
+    (void)tree.close();
+  }
+  fault->clear_faults();
+  Tree tree = open_or_fail(vlog_tree(fault));
+  check_model(tree, model);
+}
+
 TEST_CASE("a crash right after a flush keeps its value log", "[vlog][tree][crash]") {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     INFO("seed " << seed);

@@ -180,6 +180,9 @@ int run_stats(const std::string& dir) {
     } else {
       std::printf("versioning           off\n");
     }
+    std::printf("vlog_files           %" PRIu64 "\n", st.vlog_files);
+    std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
+    std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
     std::printf("level_count          %d\n", st.level_count);
     const int levels = std::clamp(st.level_count, 0, 16);
     for (int level = 0; level < levels; ++level) {

@@ -173,7 +173,7 @@ class OutputSet {
   SortedRunOutput* const out_;
   const TableOptions table_options_;
   const VlogPolicy policy_;
-  VlogOutput vlog_;  // before builder_: a table being abandoned goes first
+  VlogOutput vlog_;  // destroyed after builder_, removing its files unless finished
   std::unique_ptr<TableBuilder> builder_;
   FileMetaData meta_;
   std::map<uint64_t, uint64_t> refs_;  // value log bytes the table being built points at
