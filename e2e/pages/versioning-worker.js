@@ -19,9 +19,12 @@ function base64(b) {
 
 const code = (e) => (e instanceof SkvError ? e.code : `${e && e.name}: ${e && e.message}`);
 
-async function writePhase(name, withFiles) {
+// `valueLog`: the open option, to write the same database with separated values.
+async function writePhase(name, withFiles, valueLog) {
   await deleteDatabase(name);
-  const db = await open(name, { versioning: { retentionNs: 0n }, memtableSize: 64 << 10 });
+  const db = await open(name, {
+    versioning: { retentionNs: 0n }, memtableSize: 64 << 10, ...(valueLog ? { valueLog } : {}),
+  });
   await write(db);
   const times = await questionTimes(db);
   const a = await answers(db, times);
@@ -30,7 +33,7 @@ async function writePhase(name, withFiles) {
   const files = withFiles ? db.exportFiles().map(([f, data]) => [f, base64(data)]) : undefined;
   await db.close();
   return { times, answers: a, files, filesPerLevel: stats.filesPerLevel,
-    memtableBytes: stats.memtableBytes };
+    memtableBytes: stats.memtableBytes, vlogFiles: stats.vlogFiles, vlogBytes: stats.vlogBytes };
 }
 
 async function readPhase(name, times) {
@@ -207,8 +210,8 @@ async function badPhase(name) {
   return { api, options, listed, agree, glue: await gluePhase(`${name}-glue`, 600) };
 }
 
-serve(async ({ phase, name, times, files }) => {
-  if (phase === 'write') return writePhase(name, files === true);
+serve(async ({ phase, name, times, files, valueLog }) => {
+  if (phase === 'write') return writePhase(name, files === true, valueLog);
   if (phase === 'read') return readPhase(name, times);
   if (phase === 'bad') return badPhase(name);
   throw new Error(`unknown phase ${phase}`);

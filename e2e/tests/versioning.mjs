@@ -91,9 +91,8 @@ function skvOk(...args) {
 
 const lines = (list) => list.map((l) => `${l}\n`).join('');
 
-test('a versioned browser database answers the same with the native skv tool', {
-  ...LIMIT, skip: !fs.existsSync(SKV) && `no native tool at ${SKV} (cmake --build build)`,
-}, async () => {
+// `valueLog`: the open option the browser writes the database with (undefined: none).
+async function nativeAgrees(valueLog) {
   const server = await startServer();
   const profile = newProfile();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skv-e2e-versions-'));
@@ -101,14 +100,26 @@ test('a versioned browser database answers the same with the native skv tool', {
   try {
     await page.waitForFunction(() => window.ready === true);
     const data = await import('../pages/versioning-data.js');
-    const { times, answers, files } =
-      await inWorker(page, { phase: 'write', name: 'versions-native', files: true });
+    const { times, answers, files, vlogFiles } = await inWorker(page,
+      { phase: 'write', name: 'versions-native', files: true, valueLog });
     for (const [file, bytes] of files) {
       assert.match(file, /^[A-Za-z0-9._-]+$/, 'a plain file name');
       fs.writeFileSync(path.join(dir, file), Buffer.from(bytes, 'base64'));
     }
-    assert.match(skvOk('stats', dir), /^versioning +on, retention_ns 0$/m,
+    const stats = skvOk('stats', dir);
+    assert.match(stats, /^versioning +on, retention_ns 0$/m,
       'the tool opens it versioned, as stored');
+    const exportedVlogs = files.filter(([f]) => f.endsWith('.vlog')).length;
+    if (valueLog) {
+      assert.ok(vlogFiles > 0 && exportedVlogs > 0,
+        `the browser separated values: ${vlogFiles} value logs, ${exportedVlogs} exported`);
+      const native = Number(/^vlog_files +(\d+)$/m.exec(stats)?.[1]);
+      assert.ok(native > 0, `the tool sees the value logs: ${stats}`);
+      console.log(`value log: ${vlogFiles} files in the browser, ${exportedVlogs} exported, ` +
+        `${native} live natively`);
+    } else {
+      assert.equal(exportedVlogs, 0, 'no value log without the option');
+    }
     const cliKey = (k) => (k === 'bin' ? data.escape(data.BIN_KEY) : k);
     for (const k of data.KEYS) {
       assert.equal(skvOk('history', dir, cliKey(k)), lines(answers.history[k]), `history ${k}`);
@@ -146,4 +157,12 @@ test('a versioned browser database answers the same with the native skv tool', {
     fs.rmSync(dir, { recursive: true, force: true });
     await server.close();
   }
-});
+}
+
+const NATIVE = { ...LIMIT, skip: !fs.existsSync(SKV) && `no native tool at ${SKV} (cmake --build build)` };
+
+test('a versioned browser database answers the same with the native skv tool', NATIVE,
+  () => nativeAgrees(undefined));
+
+test('with the value log on too, the native skv tool reads the separated values the same',
+  NATIVE, () => nativeAgrees({ threshold: 8, maxFileSize: 4096, gcRatio: 0.3 }));

@@ -46,6 +46,17 @@ export const VERSIONING_OPTIONS = Object.freeze({
   retentionNs: /** @type {Rule} */ ({ kind: 'timestamp', min: 0 }),
 });
 
+/** What the `valueLog` option of open() holds (docs/vlog.md). */
+export const VALUE_LOG_OPTIONS = Object.freeze({
+  threshold: integer(1, 64 * MiB),
+  maxFileSize: integer(4096, MAX),
+  gcRatio: /** @type {Rule} */ ({
+    kind: 'custom',
+    check: (v) => (typeof v === 'number' && v > 0 && v <= 1 ? null : 'a number in (0, 1]'),
+  }),
+  cacheSize: integer(0, GiB),
+});
+
 /** What open() accepts (the worker API; the client adds `worker`). */
 export const OPEN_OPTIONS = Object.freeze({
   createIfMissing: boolean,
@@ -66,6 +77,7 @@ export const OPEN_OPTIONS = Object.freeze({
   l0CompactionTrigger: integer(1, 19),
   compression: oneOf('zstd', 'none'),
   versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
+  valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS }),
 });
 
 export const COMMIT_OPTIONS = Object.freeze({ durability });

@@ -87,6 +87,24 @@ export interface OpenOptions {
    * (invalid_argument otherwise), and a different `retentionNs` replaces the stored one.
    */
   versioning?: VersioningOptions;
+  /**
+   * Key-value separation: each flush writes the values of at least `threshold` bytes to value
+   * log files and the tables keep small pointers to them, so compactions move pointers instead of
+   * values. Garbage collection rewrites a value log once `gcRatio` of it is garbage, in background
+   * steps like compactions. Values already separated stay readable without this option.
+   */
+  valueLog?: ValueLogOptions;
+}
+
+export interface ValueLogOptions {
+  /** Values of at least this many bytes are separated: 1 B..64 MiB (default 1 KiB). */
+  threshold?: number;
+  /** A value log file rolls over at about this size: at least 4 KiB (default 128 MiB). */
+  maxFileSize?: number;
+  /** Garbage share at which a value log is rewritten: a number in (0, 1] (default 0.5). */
+  gcRatio?: number;
+  /** Capacity of the cache of separated values: 0..1 GiB (default 8 MiB; 0 disables it). */
+  cacheSize?: number;
 }
 
 /**
@@ -217,6 +235,14 @@ export interface Stats {
   commitGroups: number;
   /** flush() calls on the WAL for Immediate commits. */
   walSyncs: number;
+  /** Value log files the tables point into, and their size (docs/vlog.md). */
+  vlogFiles: number;
+  vlogBytes: number;
+  /** Entry bytes in them that no table points at any more. */
+  vlogGarbageBytes: number;
+  /** Value log garbage collections since open (background steps), and the bytes they moved. */
+  vlogGcRuns: number;
+  vlogGcBytesMoved: number;
   pool: PoolStats;
   /** Executor tasks the worker ran between calls (WAL writes, flushes, compactions). */
   steps: number;
