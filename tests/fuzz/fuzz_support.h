@@ -43,6 +43,13 @@
 
 namespace skv::fuzz {
 
+// How a file whose header this build will not read is refused: Corruption for damage, or
+// NotSupported, naming it, for a valid header of something this build does not read (an older
+// format version, a cipher).
+inline bool is_header_refusal(const Status& s) {
+  return s.is_corruption() || s.code() == Code::NotSupported;
+}
+
 inline std::string_view as_view(const uint8_t* data, size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
