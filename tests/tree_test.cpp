@@ -422,6 +422,48 @@ TEST_CASE("compactions in steps: reads, commits and close between the steps", "[
   CHECK(read_all(tree) == model);
 }
 
+TEST_CASE("flush on a single-threaded executor runs queued work only until it is done", "[tree]") {
+  auto p = new_platform();
+  TreeBuilder b = small_tree(p);
+  b.with_compaction_step_bytes(256).with_memtable_size(1 << 20);
+  Tree tree = open_or_fail(b);
+  auto write_table = [&](int round) {
+    for (int i = 0; i < 100; ++i) {
+      require_ok(
+          tree.set("key" + std::to_string(i), std::to_string(round) + std::string(100, 'v')));
+    }
+    require_ok(tree.flush().wait());
+  };
+  // Two tables reach the L0 trigger: their compaction is queued, and needs far more than 64
+  // steps of 256 bytes. Neither flush may run it.
+  write_table(1);
+  write_table(2);
+  TreeStats st = tree.stats();
+  CHECK(st.flushes == 2);
+  CHECK(st.compaction_steps == 0);
+  CHECK(p->queue_executor()->pending() == 1);
+
+  // The compaction step queued ahead of the next flush runs (once), then the flush; no more.
+  require_ok(tree.set("late", "value"));
+  require_ok(tree.flush().wait());
+  st = tree.stats();
+  CHECK(st.flushes == 3);
+  CHECK(st.compaction_steps == 1);
+  CHECK(st.compactions == 0);
+  CHECK(p->queue_executor()->pending() >= 1);
+
+  // The embedder's pump finishes the compaction, one step per task.
+  size_t tasks = 0;
+  while (p->queue_executor()->run_pending(1) > 0) ++tasks;
+  st = tree.stats();
+  CHECK(st.compactions >= 1);
+  CHECK(st.compaction_steps > 64);
+  CHECK(tasks >= st.compaction_steps - 1);
+  Transaction tx = begin_or_fail(tree);
+  CHECK(get_or_fail(tx, "key7") == "2" + std::string(100, 'v'));
+  CHECK(get_or_fail(tx, "late") == "value");
+}
+
 TEST_CASE("a long backward scan visits every key, across overwritten versions", "[tree]") {
   auto p = new_platform();
   const bool small_memtable = GENERATE(false, true);

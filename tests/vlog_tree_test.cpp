@@ -380,6 +380,47 @@ TEST_CASE("background work collects value log garbage once no level needs compac
   CHECK(get_or_fail(*snapshot, "z0") == value_of("z0", 1, 500));
 }
 
+TEST_CASE("a garbage collection step moves about its budget of value bytes", "[vlog][tree][gc]") {
+  // Pointers are about 20 bytes while the values they stand for are 500: a step's budget counts
+  // the values it moves, so a collection that moves N bytes takes about N / budget steps.
+  constexpr uint64_t kBudget = 2048;
+  auto memory = std::make_shared<MemoryPlatform>();
+  TreeBuilder b = vlog_tree(memory, 0.3);
+  b.with_compaction_step_bytes(kBudget).with_vlog_max_file_size(1 << 20);
+  Tree tree = open_or_fail(b);
+  Model model;
+  for (int round = 1; round <= 2; ++round) {
+    // Round 1 writes 200 keys, round 2 overwrites half of them: half of the first log is garbage.
+    for (int i = 0; i < (round == 1 ? 200 : 100); ++i) {
+      const std::string k = "k" + std::to_string(1000 + i);
+      model[k] = value_of(k, round, 500);
+      require_ok(tree.set(k, model[k]));
+    }
+    require_ok(tree.flush().wait());
+  }
+  require_ok(tree.compact_all());
+  const TreeStats before = tree.stats();
+  REQUIRE(before.vlog_garbage_bytes > 0);
+  REQUIRE(before.vlog_gc_runs == 0);
+
+  // Background work collects the garbage in steps of kBudget, one task per step.
+  while (memory->queue_executor()->run_pending(1) > 0) {
+  }
+  const TreeStats after = tree.stats();
+  REQUIRE(after.vlog_gc_runs == 1);
+  REQUIRE(after.compactions == before.compactions + 1);
+  const uint64_t moved = after.vlog_gc_bytes_moved;
+  CHECK(moved == 100 * vlog::entry_size(5, 500));
+  const uint64_t steps = after.compaction_steps - before.compaction_steps;
+  // Each step reads at least its budget (but the last) and at most one entry more; what it reads
+  // is the moved values plus the 200 keys and pointers of the table being rewritten.
+  const uint64_t entry = vlog::entry_size(5, 500) + 64;
+  CHECK(steps * (kBudget + entry) >= moved);
+  CHECK((steps - 1) * kBudget <= moved + 200 * 64);
+  CHECK(after.vlog_garbage_bytes == 0);
+  check_model(tree, model);
+}
+
 TEST_CASE("collect_vlog_garbage with nothing to do, and after close", "[vlog][tree][gc]") {
   auto memory = std::make_shared<MemoryPlatform>();
   Tree tree = open_or_fail(small_tree(memory));

@@ -79,6 +79,8 @@ class OutputSet {
   }
 
   bool open() const { return builder_ != nullptr; }
+  // Value bytes read from value logs being rewritten and written again, so far.
+  uint64_t bytes_moved() const { return moved_; }
   uint64_t current_size() const { return builder_->estimated_file_size(); }
 
   Status add(std::string_view ikey, const ParsedInternalKey& parsed, std::string_view value) {
@@ -215,7 +217,9 @@ class SortedRunWriter {
   }
 
   // Reads entries until the input ends (*done: the outputs are durable and kept) or, with a
-  // non-zero `budget_bytes`, until about that many bytes of keys and values were read.
+  // non-zero `budget_bytes`, until about that many bytes were read: the entries' keys and stored
+  // values, and the values moved out of value logs being rewritten (a pointer of a few bytes
+  // can stand for a value of megabytes).
   Status step(uint64_t budget_bytes, bool* done) {
     *done = false;
     if (!started_) {
@@ -226,8 +230,10 @@ class SortedRunWriter {
     for (; input_->valid(); input_->next()) {
       if (budget_bytes != 0 && read >= budget_bytes) return Status::OK();
       const std::string_view ikey = input_->key();
+      const uint64_t moved_before = outputs_.bytes_moved();
       read += ikey.size() + input_->value().size();
       SKV_RETURN_IF_ERROR(add(ikey));
+      read += outputs_.bytes_moved() - moved_before;
     }
     SKV_RETURN_IF_ERROR(input_->status());
     if (outputs_.open()) SKV_RETURN_IF_ERROR(outputs_.finish_current());

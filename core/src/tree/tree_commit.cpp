@@ -85,7 +85,9 @@ Future<Status> TreeImpl::flush() {
     imms_.back().flush_waiters.push_back(done);  // completed when that memtable is a table
   });
   if (!platform_->executor().concurrent()) {
-    while (!f.ready() && platform_->executor().run_pending(64) > 0) {
+    // One task at a time: stop as soon as this flush is done, leaving the rest of the queued
+    // work (compaction steps, which requeue themselves) to the embedder's own pump.
+    while (!f.ready() && platform_->executor().run_pending(1) > 0) {
     }
   }
   return f;
@@ -95,7 +97,7 @@ Status TreeImpl::await(const Future<Status>& f) {
   Executor& executor = platform_->executor();
   if (!executor.concurrent()) {
     while (!f.ready()) {
-      if (executor.run_pending(64) == 0 && !f.ready()) {
+      if (executor.run_pending(1) == 0 && !f.ready()) {
         return Status::io_error("the operation cannot complete: no background work is left to run");
       }
     }
@@ -124,7 +126,7 @@ Status TreeImpl::make_room_for_write(bool force) {
           continue;
         }
         lock.unlock();
-        if (platform_->executor().run_pending(64) == 0) {
+        if (platform_->executor().run_pending(1) == 0) {
           return Status::io_error("writes stalled and no background work can run");
         }
         continue;
