@@ -174,6 +174,9 @@ int run_stats(const std::string& dir) {
     std::printf("compactions          %" PRIu64 "\n", st.compactions);
     std::printf("stalls               %" PRIu64 "\n", st.stalls);
     std::printf("block_cache_usage    %" PRIu64 "\n", st.block_cache_usage);
+    std::printf("vlog_files           %" PRIu64 "\n", st.vlog_files);
+    std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
+    std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
     const Versioning versioning = session.tree().versioning();
     if (versioning.enabled) {
       std::printf("versioning           on, retention_ns %" PRIu64 "\n", versioning.retention_ns);

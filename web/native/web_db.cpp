@@ -29,6 +29,7 @@ Options browser_defaults() {
   o.block_size = 16 << 10;
   o.block_cache_capacity = 16 << 20;
   o.compaction_step_bytes = 1 << 20;
+  o.vlog_max_file_size = 16 << 20;
   o.default_durability = Durability::Immediate;
   o.commit_pipeline = CommitPipeline::Deferred;
   return o;
@@ -144,6 +145,53 @@ Status read_versioning(const val& js, Options* o) {
   return Status();
 }
 
+// A number option in (0, 1], such as a ratio.
+Status read_ratio(const val& obj, const char* field, double* out) {
+  JsField f;
+  if (Status s = read_js_field(obj, field, &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
+  const std::string range = "a number above 0 and at most 1";
+  if (f.type != JsField::Type::Number) {
+    return Status::invalid_argument(std::string("option ") + field + " must be " + range +
+                                    ", not " + type_name(f));
+  }
+  // Written so that NaN fails too.
+  if (!(f.number > 0 && f.number <= 1)) {
+    return Status::invalid_argument(std::string("option ") + field + " must be " + range +
+                                    ", not " + number_text(f.number));
+  }
+  *out = f.number;
+  return Status();
+}
+
+// The valueLog option, { enabled, threshold, maxFileSize, gcRatio, cacheCapacity }: an object
+// turns key-value separation on (enabled defaults to true). The core checks the ranges again
+// when the tree opens (threshold 1 to 64 MiB, maxFileSize at least 4 KiB).
+Status read_value_log(const val& js, Options* o) {
+  JsField f;
+  if (Status s = read_js_field(js, "valueLog", &f); !s.ok()) return s;
+  if (f.type == JsField::Type::Absent) return Status();
+  if (f.type != JsField::Type::Other || f.text != "object") {
+    return Status::invalid_argument("option valueLog must be an object, not " +
+                                    (f.text == "array" ? std::string("an array") : type_name(f)));
+  }
+  val v = val::undefined();
+  if (Status s = read_js_property(js, "valueLog", &v); !s.ok()) return s;
+  Options read = *o;
+  read.enable_vlog = true;
+  for (const Status& s : {
+           read_bool(v, "enabled", &read.enable_vlog),
+           read_integer(v, "threshold", &read.vlog_value_threshold),
+           read_integer(v, "maxFileSize", &read.vlog_max_file_size),
+           read_ratio(v, "gcRatio", &read.vlog_gc_ratio),
+           read_integer(v, "cacheCapacity", &read.vlog_cache_capacity),
+       }) {
+    if (!s.ok()) return Status::invalid_argument("valueLog: " + s.message());
+  }
+  *o = read;
+  return Status();
+}
+
 Status read_options(const val& js, Options* o, OpfsOptions* pool) {
   std::optional<std::string> durability, compression;
   for (const Status& s : {
@@ -163,6 +211,7 @@ Status read_options(const val& js, Options* o, OpfsOptions* pool) {
            read_string(js, "durability", &durability),
            read_string(js, "compression", &compression),
            read_versioning(js, o),
+           read_value_log(js, o),
        }) {
     if (!s.ok()) return s;
   }
@@ -429,6 +478,11 @@ int WebDb::compact_all() {
   return fail(tree_->compact_all());
 }
 
+int WebDb::collect_vlog_garbage() {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  return fail(tree_->collect_vlog_garbage());
+}
+
 val WebDb::take_done() {
   val done = val::array();
   int n = 0;
@@ -593,6 +647,12 @@ val WebDb::stats() {
     out.set("commits", static_cast<double>(t.commits));
     out.set("commitGroups", static_cast<double>(t.commit_groups));
     out.set("walSyncs", static_cast<double>(t.wal_syncs));
+    out.set("vlogFiles", static_cast<double>(t.vlog_files));
+    out.set("vlogBytes", static_cast<double>(t.vlog_bytes));
+    out.set("vlogGarbageBytes", static_cast<double>(t.vlog_garbage_bytes));
+    out.set("vlogGcRuns", static_cast<double>(t.vlog_gc_runs));
+    out.set("vlogGcBytesMoved", static_cast<double>(t.vlog_gc_bytes_moved));
+    out.set("vlogCacheBytes", static_cast<double>(t.vlog_cache_usage));
   }
   // Each open transaction and iterator holds a snapshot, which keeps the versions it sees.
   out.set("openTransactions", static_cast<double>(txns_.size()));
@@ -689,6 +749,7 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("iterClose", &WebDb::iter_close)
       .function("flush", &WebDb::flush)
       .function("compactAll", &WebDb::compact_all)
+      .function("collectVlogGarbage", &WebDb::collect_vlog_garbage)
       .function("takeDone", &WebDb::take_done)
       .function("runPending", &WebDb::run_pending)
       .function("pending", &WebDb::pending)

@@ -46,6 +46,19 @@ export const VERSIONING_OPTIONS = Object.freeze({
   retentionNs: /** @type {Rule} */ ({ kind: 'timestamp', min: 0 }),
 });
 
+/** What the `valueLog` option of open() holds (giving the object turns the value log on). */
+export const VALUE_LOG_OPTIONS = Object.freeze({
+  enabled: boolean,
+  threshold: integer(1, 64 * MiB),
+  maxFileSize: integer(4096, MAX),
+  gcRatio: /** @type {Rule} */ ({
+    kind: 'custom',
+    check: (v) => (typeof v === 'number' && v > 0 && v <= 1 ? null
+      : 'a number above 0 and at most 1'),
+  }),
+  cacheCapacity: integer(0, GiB),
+});
+
 /** What open() accepts (the worker API; the client adds `worker`). */
 export const OPEN_OPTIONS = Object.freeze({
   createIfMissing: boolean,
@@ -66,6 +79,7 @@ export const OPEN_OPTIONS = Object.freeze({
   l0CompactionTrigger: integer(1, 19),
   compression: oneOf('zstd', 'none'),
   versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
+  valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS }),
 });
 
 export const COMMIT_OPTIONS = Object.freeze({ durability });

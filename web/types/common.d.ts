@@ -87,6 +87,29 @@ export interface OpenOptions {
    * (invalid_argument otherwise), and a different `retentionNs` replaces the stored one.
    */
   versioning?: VersioningOptions;
+  /**
+   * Key-value separation: a flush writes each value of at least `threshold` bytes to a value log
+   * file (`<number>.vlog`, one slot like any file) and the table keeps a small pointer to it, so
+   * compactions move pointers instead of values. Giving the object turns it on. It is not stored
+   * in the database: values already separated stay readable when it is opened without it.
+   */
+  valueLog?: ValueLogOptions;
+}
+
+export interface ValueLogOptions {
+  /** Whether new values are separated (default true). */
+  enabled?: boolean;
+  /** Values of at least this many bytes are separated: 1 B..64 MiB (default 1 KiB). */
+  threshold?: number;
+  /** A value log file is closed once it reaches about this size: at least 4 KiB (default 16 MiB). */
+  maxFileSize?: number;
+  /**
+   * A value log file is rewritten once this share of its bytes is garbage: above 0, at most 1
+   * (default 0.5; 1 only removes files that are all garbage).
+   */
+  gcRatio?: number;
+  /** Capacity of the cache of values read from value logs: 0..1 GiB (default 8 MiB; 0 disables it). */
+  cacheCapacity?: number;
 }
 
 /**
@@ -217,6 +240,18 @@ export interface Stats {
   commitGroups: number;
   /** flush() calls on the WAL for Immediate commits. */
   walSyncs: number;
+  /** Value log files the tables point into. */
+  vlogFiles: number;
+  /** Their size, in bytes. */
+  vlogBytes: number;
+  /** Bytes of entries in them that no table points at any more. */
+  vlogGarbageBytes: number;
+  /** Value log garbage collections completed since open (background and collectVlogGarbage()). */
+  vlogGcRuns: number;
+  /** Value log bytes they rewrote. */
+  vlogGcBytesMoved: number;
+  /** Bytes held by the value cache. */
+  vlogCacheBytes: number;
   pool: PoolStats;
   /** Executor tasks the worker ran between calls (WAL writes, flushes, compactions). */
   steps: number;
