@@ -29,6 +29,7 @@ Options browser_defaults() {
   o.block_size = 16 << 10;
   o.block_cache_capacity = 16 << 20;
   o.compaction_step_bytes = 1 << 20;
+  o.vlog_max_file_size = 16 << 20;
   o.default_durability = Durability::Immediate;
   o.commit_pipeline = CommitPipeline::Deferred;
   return o;
@@ -475,6 +476,11 @@ int WebDb::compact_all() {
   return fail(tree_->compact_all());
 }
 
+int WebDb::collect_vlog_garbage() {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  return fail(tree_->collect_vlog_garbage());
+}
+
 val WebDb::take_done() {
   val done = val::array();
   int n = 0;
@@ -644,6 +650,7 @@ val WebDb::stats() {
     out.set("vlogGarbageBytes", static_cast<double>(t.vlog_garbage_bytes));
     out.set("vlogGcRuns", static_cast<double>(t.vlog_gc_runs));
     out.set("vlogGcBytesMoved", static_cast<double>(t.vlog_gc_bytes_moved));
+    out.set("vlogCacheBytes", static_cast<double>(t.vlog_cache_usage));
   }
   // Each open transaction and iterator holds a snapshot, which keeps the versions it sees.
   out.set("openTransactions", static_cast<double>(txns_.size()));
@@ -740,6 +747,7 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("iterClose", &WebDb::iter_close)
       .function("flush", &WebDb::flush)
       .function("compactAll", &WebDb::compact_all)
+      .function("collectVlogGarbage", &WebDb::collect_vlog_garbage)
       .function("takeDone", &WebDb::take_done)
       .function("runPending", &WebDb::run_pending)
       .function("pending", &WebDb::pending)

@@ -100,6 +100,9 @@ class WebDb {
   int flush();
   // Compacts every level down (runs to completion). Returns 0 or an error.
   int compact_all();
+  // Collects value log garbage (Tree::collect_vlog_garbage; runs to completion). Returns 0 or an
+  // error.
+  int collect_vlog_garbage();
   // Completed commits and flushes: an array of [id, code name ("ok" on success), message].
   emscripten::val take_done();
 

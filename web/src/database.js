@@ -398,6 +398,18 @@ export class Database {
   }
 
   /**
+   * Rewrites the value log files whose garbage share reaches the `gcRatio` of the `valueLog`
+   * option and removes the files nothing points into any more. Runs to completion in this call
+   * (a maintenance operation, like compact()); does nothing on a database that never used the
+   * value log.
+   * @returns {Promise<void>}
+   */
+  async collectVlogGarbage() {
+    this.#engine.check();
+    if (this.#engine.native.collectVlogGarbage() !== 0) throw this.#engine.error();
+  }
+
+  /**
    * The core's counters, the pool's, and the pump's: executor tasks run between calls (WAL
    * writes, flushes, compaction steps) and the longest one, which is how long the worker was
    * kept from answering.

@@ -368,6 +368,12 @@ export class Database {
     return this.#rpc.call('compact', [this.#id]);
   }
 
+  /** @returns {Promise<void>} */
+  async collectVlogGarbage() {
+    this.#check();
+    return this.#rpc.call('collectVlogGarbage', [this.#id]);
+  }
+
   /** @returns {Promise<import('../types/common.js').Stats>} */
   async stats() {
     this.#check();

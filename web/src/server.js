@@ -300,6 +300,10 @@ const ops = {
     return database(db).compact();
   },
   /** @param {number} db */
+  collectVlogGarbage(db) {
+    return database(db).collectVlogGarbage();
+  },
+  /** @param {number} db */
   stats(db) {
     return database(db).stats();
   },

@@ -99,7 +99,7 @@ export interface OpenOptions {
 export interface ValueLogOptions {
   /** Values of at least this many bytes are separated: 1 B..64 MiB (default 1 KiB). */
   threshold?: number;
-  /** A value log file rolls over at about this size: at least 4 KiB (default 128 MiB). */
+  /** A value log file rolls over at about this size: at least 4 KiB (default 16 MiB here). */
   maxFileSize?: number;
   /** Garbage share at which a value log is rewritten: a number in (0, 1] (default 0.5). */
   gcRatio?: number;
@@ -235,14 +235,18 @@ export interface Stats {
   commitGroups: number;
   /** flush() calls on the WAL for Immediate commits. */
   walSyncs: number;
-  /** Value log files the tables point into, and their size (docs/vlog.md). */
+  /** Value log files the tables point into. */
   vlogFiles: number;
+  /** Their size, in bytes. */
   vlogBytes: number;
-  /** Entry bytes in them that no table points at any more. */
+  /** Bytes of entries in them that no table points at any more. */
   vlogGarbageBytes: number;
-  /** Value log garbage collections since open (background steps), and the bytes they moved. */
+  /** Value log garbage collections completed since open (background and collectVlogGarbage()). */
   vlogGcRuns: number;
+  /** Value log bytes they rewrote. */
   vlogGcBytesMoved: number;
+  /** Bytes held by the value cache. */
+  vlogCacheBytes: number;
   pool: PoolStats;
   /** Executor tasks the worker ran between calls (WAL writes, flushes, compactions). */
   steps: number;

@@ -60,6 +60,12 @@ export declare class Database {
     Promise<Awaited<T>>;
   flush(): Promise<void>;
   compact(): Promise<void>;
+  /**
+   * Rewrites the value log files whose garbage share reaches `valueLog.gcRatio` and removes the
+   * files nothing points into any more; runs to completion (like compact()). Does nothing on a
+   * database that never used the value log.
+   */
+  collectVlogGarbage(): Promise<void>;
   stats(): Stats;
   exportFiles(): ExportedFile[];
   /**
