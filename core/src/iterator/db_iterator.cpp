@@ -33,12 +33,7 @@ class DBIterator final : public UserIterator {
     if (upper_.empty()) {
       iter_->seek_last();
     } else {
-      iter_->seek(make_seek_key(upper_, kMaxSequenceNumber));
-      if (iter_->valid()) {
-        iter_->prev();
-      } else if (iter_->status().ok()) {
-        iter_->seek_last();
-      }
+      seek_before_user_key(iter_.get(), upper_);
     }
     find_prev_user_entry();
   }

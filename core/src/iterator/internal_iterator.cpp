@@ -13,6 +13,17 @@ void InternalIterator::seek_for_prev(std::string_view target) {
   if (compare_internal_keys(key(), target) > 0) prev();
 }
 
+void seek_before_user_key(InternalIterator* it, std::string_view user_key) {
+  // The seek key sorts before every entry of `user_key`: land on the first entry at or after it,
+  // then step back once (or, past the end, to the very last entry).
+  it->seek(make_seek_key(user_key, kMaxSequenceNumber));
+  if (it->valid()) {
+    it->prev();
+  } else if (it->status().ok()) {
+    it->seek_last();
+  }
+}
+
 namespace {
 
 class EmptyIterator final : public InternalIterator {

@@ -46,6 +46,10 @@ class InternalIterator {
   virtual Status status() const = 0;
 };
 
+// Positions `it` at the last entry whose user key sorts before `user_key` (every version of
+// `user_key` and of larger keys lies after it), or invalid if there is none or on an error.
+void seek_before_user_key(InternalIterator* it, std::string_view user_key);
+
 // An iterator over nothing, optionally carrying an error.
 std::unique_ptr<InternalIterator> new_empty_iterator(Status status = Status());
 

@@ -63,12 +63,7 @@ class VersionCursor {
     if (upper_.empty()) {
       iter_->seek_last();
     } else {
-      iter_->seek(make_seek_key(upper_, kMaxSequenceNumber));
-      if (iter_->valid()) {
-        iter_->prev();
-      } else if (iter_->status().ok()) {
-        iter_->seek_last();
-      }
+      seek_before_user_key(iter_.get(), upper_);
     }
     load_backward();
   }
@@ -94,12 +89,7 @@ class VersionCursor {
     if (direction_ == Direction::Forward) {
       // The input sits after this key's entries: step back before the first of them.
       direction_ = Direction::Backward;
-      iter_->seek(make_seek_key(key_, kMaxSequenceNumber));
-      if (iter_->valid()) {
-        iter_->prev();
-      } else if (iter_->status().ok()) {
-        iter_->seek_last();
-      }
+      seek_before_user_key(iter_.get(), key_);
       ParsedInternalKey ik;
       while (iter_->valid()) {
         if (!parse(&ik)) return;
