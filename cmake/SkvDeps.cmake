@@ -7,7 +7,7 @@
 #
 # Provides:
 #   SKV_ZSTD_TARGET    the target to link for zstd (the core's sstable module links it)
-#   skv_sodium         an INTERFACE/IMPORTED target for libsodium (not linked by the core yet)
+#   skv_sodium         an INTERFACE/IMPORTED target for libsodium (the crypto module links it)
 #   SKV_WASM_LINK_OPTIONS  link options every wasm executable gets (empty natively)
 
 if(EMSCRIPTEN)

@@ -151,7 +151,7 @@ endfunction()
 
 # The native twin: POSIX platform + thread-pool executor + default_platform().
 function(skv_native)
-  skv_object(native native DEPS util posix LIBS Threads::Threads)
+  skv_object(native native DEPS util crypto posix LIBS Threads::Threads)
   add_library(skv_native STATIC $<TARGET_OBJECTS:skv_obj_native> $<TARGET_OBJECTS:skv_obj_posix>)
   target_link_libraries(skv_native PUBLIC skv_core Threads::Threads)
   add_library(skv::skv ALIAS skv_native)

@@ -1,0 +1,93 @@
+#include "crypto/file_cipher.h"
+
+#include "util/coding.h"
+#include "util/status_macros.h"
+
+namespace skv::crypto {
+
+namespace {
+
+std::string_view view(const std::array<uint8_t, 16>& a) {
+  return std::string_view(reinterpret_cast<const char*>(a.data()), a.size());
+}
+
+// The fields that identify one file under one key, in a fixed encoding.
+std::string file_identity(const Envelope& e, FileKind kind, uint64_t number) {
+  std::string s;
+  s.append(view(e.db_id));
+  s.push_back(static_cast<char>(kind));
+  put_fixed64(&s, number);
+  put_fixed32(&s, e.key_id);
+  s.push_back(static_cast<char>(e.suite));
+  return s;
+}
+
+}  // namespace
+
+uint32_t key_check_value(const SecretKey& root, const DatabaseId& db_id, uint32_t key_id) {
+  std::string id;
+  put_fixed32(&id, key_id);
+  uint8_t out[16];
+  keyed_hash(out, sizeof(out), root.data(), {"skv key check v1", view(db_id), id});
+  return decode_fixed32(reinterpret_cast<const char*>(out));
+}
+
+std::array<uint8_t, 32> pointer_mac(const SecretKey& root, const DatabaseId& db_id, uint32_t key_id,
+                                    std::string_view message) {
+  std::string id;
+  put_fixed32(&id, key_id);
+  uint8_t mac_key[32];
+  keyed_hash(mac_key, sizeof(mac_key), root.data(), {"skv pointer key v1", view(db_id), id});
+  std::array<uint8_t, 32> mac{};
+  keyed_hash(mac.data(), mac.size(), mac_key, {"skv pointer v1", message});
+  wipe(mac_key, sizeof(mac_key));
+  return mac;
+}
+
+Result<std::shared_ptr<const FileCipher>> FileCipher::create(const Envelope& envelope,
+                                                             FileKind kind, uint64_t number,
+                                                             const SecretKey& root,
+                                                             std::string label) {
+  SKV_RETURN_IF_ERROR(init());
+  if (!cipher_available(envelope.suite)) {
+    return Status::not_supported(label + ": sealed with " + cipher_name(envelope.suite) +
+                                 ", which this build or this CPU cannot run");
+  }
+  std::shared_ptr<FileCipher> c(new FileCipher());
+  c->envelope_ = envelope;
+  c->kind_ = kind;
+  c->number_ = number;
+  c->label_ = std::move(label);
+  const std::string identity = file_identity(envelope, kind, number);
+  uint8_t key[kRootKeySize];
+  keyed_hash(key, sizeof(key), root.data(), {"skv file key v1", identity, view(envelope.salt)});
+  c->key_.assign(key);
+  wipe(key, sizeof(key));
+  c->ad_prefix_ = "skv unit v1";
+  c->ad_prefix_.push_back(static_cast<char>(kFormatVersion & 0xff));
+  c->ad_prefix_.push_back(static_cast<char>(kFormatVersion >> 8));
+  c->ad_prefix_.append(identity);
+  return std::shared_ptr<const FileCipher>(std::move(c));
+}
+
+FileCipher::~FileCipher() = default;
+
+std::string FileCipher::ad(uint64_t position) const {
+  std::string a = ad_prefix_;
+  put_fixed64(&a, position);
+  return a;
+}
+
+void FileCipher::seal(uint64_t position, std::string_view plaintext, std::string* out) const {
+  crypto::seal(envelope_.suite, key_.data(), position, ad(position), plaintext, out);
+}
+
+Status FileCipher::open(uint64_t position, std::string_view sealed, std::string* out) const {
+  if (crypto::open(envelope_.suite, key_.data(), position, ad(position), sealed, out)) {
+    return Status::OK();
+  }
+  return Status::corruption(label_ + ": sealed unit at offset " + std::to_string(position) +
+                            " fails authentication (moved, replayed, damaged or edited)");
+}
+
+}  // namespace skv::crypto
