@@ -8,6 +8,7 @@
 #include <string>
 
 #include "crypto/aead.h"
+#include "crypto/cipher_source.h"
 #include "crypto/file_cipher.h"
 #include "skv/encryption.h"
 
@@ -224,4 +225,90 @@ TEST_CASE("SoftwareKeyManager: active and decrypt-only keys, rotation, errors", 
   auto raw = SoftwareKeyManager::from_bytes(std::string(32, '\0'), 9);
   REQUIRE(raw.ok());
   CHECK((*raw)->active_key_id() == 9);
+}
+
+namespace {
+
+std::shared_ptr<SoftwareKeyManager> manager(uint8_t fill, uint32_t id = 1) {
+  auto m = SoftwareKeyManager::from_bytes(std::string(32, static_cast<char>(fill)), id);
+  REQUIRE(m.ok());
+  return *m;
+}
+
+// A manager whose active key is decrypt-only.
+class RetiredActive final : public KeyManager {
+ public:
+  uint32_t active_key_id() const override { return 1; }
+  KeyState key_state(uint32_t id) const override {
+    return id == 1 ? KeyState::DecryptOnly : KeyState::Unknown;
+  }
+  Status root_key(uint32_t id, SecretKey* out) const override { return inner->root_key(id, out); }
+  std::shared_ptr<SoftwareKeyManager> inner = manager(3);
+};
+
+}  // namespace
+
+TEST_CASE("a keyring seals new files and opens them from their headers only", "[crypto]") {
+  const DatabaseId db = envelope().db_id;
+  Keyring ring(manager(1), CipherSuite::XChaCha20Poly1305, db);
+  REQUIRE(ring.prepare({}).ok());
+  auto sealing = ring.for_new_file(FileKind::Wal, 5, "db/000005.wal");
+  REQUIRE(sealing.ok());
+  auto again = ring.for_new_file(FileKind::Wal, 5, "db/000005.wal");
+  REQUIRE(again.ok());
+  CHECK((*sealing)->envelope().salt != (*again)->envelope().salt);  // a fresh salt each time
+
+  FileHeader h;
+  h.kind = FileKind::Wal;
+  h.file_number = 5;
+  fill_header((*sealing)->envelope(), &h);
+  std::string encoded;
+  encode_file_header(h, &encoded);
+  auto decoded = decode_file_header(encoded, FileKind::Wal, "db/000005.wal");
+  REQUIRE(decoded.ok());
+  CHECK(decoded->db_id == db);
+  CHECK(decoded->key_id == 1);
+
+  std::string sealed, out;
+  (*sealing)->seal(64, "record", &sealed);
+  auto opening = ring.for_existing_file(*decoded, "db/000005.wal");
+  REQUIRE(opening.ok());
+  REQUIRE((*opening)->open(64, sealed, &out).ok());
+  CHECK(out == "record");
+  // The same file under the other salt (a replay of an older file of that number) opens nothing.
+  FileHeader older = *decoded;
+  fill_header((*again)->envelope(), &older);
+  CHECK((*ring.for_existing_file(older, "x"))->open(64, sealed, &out).code() == Code::Corruption);
+
+  auto error_of = [](Result<std::shared_ptr<const FileCipher>> r) {
+    REQUIRE_FALSE(r.ok());
+    return r.status();
+  };
+  Keyring wrong(manager(2), CipherSuite::XChaCha20Poly1305, db);
+  CHECK(error_of(wrong.for_existing_file(*decoded, "f")).encryption_error() ==
+        EncryptionError::WrongKey);
+  Keyring other_id(manager(1, 2), CipherSuite::XChaCha20Poly1305, db);
+  Status unknown = error_of(other_id.for_existing_file(*decoded, "db/000005.wal"));
+  CHECK(unknown.encryption_error() == EncryptionError::UnknownKeyId);
+  CHECK(unknown.message().find("db/000005.wal") != std::string::npos);
+  DatabaseId elsewhere = db;
+  elsewhere[0] ^= 0xff;
+  Keyring other_db(manager(1), CipherSuite::XChaCha20Poly1305, elsewhere);
+  CHECK(error_of(other_db.for_existing_file(*decoded, "f")).code() == Code::Corruption);
+  FileHeader plain = *decoded;
+  plain.cipher = 0;
+  CHECK(error_of(ring.for_existing_file(plain, "f")).code() == Code::Corruption);
+  FileHeader odd = *decoded;
+  odd.cipher = 9;
+  CHECK(error_of(ring.for_existing_file(odd, "f")).code() == Code::Corruption);
+
+  CHECK(error_of(cipher_for_header(nullptr, *decoded, "f")).encryption_error() ==
+        EncryptionError::NotConfigured);
+  auto none = cipher_for_header(nullptr, plain, "f");
+  REQUIRE(none.ok());
+  CHECK(*none == nullptr);
+
+  Keyring retired(std::make_shared<RetiredActive>(), CipherSuite::XChaCha20Poly1305, db);
+  CHECK(error_of(retired.for_new_file(FileKind::Table, 9, "f")).encryption_error() ==
+        EncryptionError::KeyRetired);
 }

@@ -18,6 +18,8 @@ void encode_file_header(const FileHeader& h, std::string* dst) {
   buf[16] = static_cast<char>(h.cipher);
   encode_fixed32(buf + 20, h.key_id);
   std::memcpy(buf + 24, h.salt.data(), h.salt.size());
+  std::memcpy(buf + 40, h.db_id.data(), h.db_id.size());
+  encode_fixed32(buf + 56, h.key_check);
   encode_fixed32(buf + 60, crc32c::mask(crc32c::value(buf, 60)));
   dst->append(buf, kFileHeaderSize);
 }
@@ -50,6 +52,8 @@ Result<FileHeader> decode_file_header(std::string_view input, FileKind expected_
   h.cipher = static_cast<uint8_t>(p[16]);
   h.key_id = decode_fixed32(p + 20);
   std::memcpy(h.salt.data(), p + 24, h.salt.size());
+  std::memcpy(h.db_id.data(), p + 40, h.db_id.size());
+  h.key_check = decode_fixed32(p + 56);
   return h;
 }
 

@@ -10,11 +10,13 @@
 //     reserved:u8[3] (0)                              offset 17
 //     key_id:fixed32 (0 when not encrypted)           offset 20
 //     salt:u8[16] (0 when not encrypted)              offset 24
-//     reserved:u8[20] (0)                             offset 40
+//     db_id:u8[16] (0 when not encrypted)             offset 40
+//     key_check:fixed32 (0 when not encrypted)        offset 56
 //     crc:fixed32 (masked CRC32C of bytes 0..59)      offset 60
 //
-// The cipher, key id and salt hold the encryption envelope, so encryption at rest keeps this
-// layout. A header that fails its checks is corruption, reported with the file name.
+// The cipher, key id, salt, database id and key check value are the encryption envelope
+// (docs/encryption.md); a plaintext file has zeros there. A header that fails its checks is
+// corruption, reported with the file name.
 //
 // Thread safety: pure values and functions.
 
@@ -48,6 +50,8 @@ struct FileHeader {
   uint8_t cipher = 0;
   uint32_t key_id = 0;
   std::array<uint8_t, 16> salt{};
+  std::array<uint8_t, 16> db_id{};
+  uint32_t key_check = 0;
 };
 
 // Appends the 64-byte encoding of `h` to dst.
