@@ -73,6 +73,39 @@ Status decode_table_footer(std::string_view input, std::string_view file, uint64
   return Status::OK();
 }
 
+void encode_sealed_table_footer(const TableFooter& f, const crypto::FileCipher& cipher,
+                                uint64_t offset, std::string* dst) {
+  char buf[64];
+  encode_fixed64(buf + 0, f.index.offset);
+  encode_fixed64(buf + 8, f.index.size);
+  encode_fixed64(buf + 16, f.filter.offset);
+  encode_fixed64(buf + 24, f.filter.size);
+  encode_fixed64(buf + 32, f.properties.offset);
+  encode_fixed64(buf + 40, f.properties.size);
+  encode_fixed64(buf + 48, offset + kSealedTableFooterSize);
+  encode_fixed64(buf + 56, kTableMagic);
+  cipher.seal(offset, std::string_view(buf, sizeof(buf)), dst);
+}
+
+Status decode_sealed_table_footer(std::string_view input, const crypto::FileCipher& cipher,
+                                  uint64_t offset, uint64_t file_size, TableFooter* out) {
+  const std::string& file = cipher.label();
+  if (input.size() != kSealedTableFooterSize) return corrupt(file, "short table footer", offset);
+  std::string plain;
+  SKV_RETURN_IF_ERROR(cipher.open(offset, input, &plain));
+  const char* p = plain.data();
+  if (plain.size() != 64 || decode_fixed64(p + 56) != kTableMagic) {
+    return corrupt(file, "bad table magic", offset);
+  }
+  if (decode_fixed64(p + 48) != file_size) {
+    return corrupt(file, "sealed footer records another file size", offset);
+  }
+  out->index = {decode_fixed64(p + 0), decode_fixed64(p + 8)};
+  out->filter = {decode_fixed64(p + 16), decode_fixed64(p + 24)};
+  out->properties = {decode_fixed64(p + 32), decode_fixed64(p + 40)};
+  return Status::OK();
+}
+
 BlockContents BlockContents::copy_of(std::string_view bytes) {
   BlockContents c;
   c.data.reset(new char[bytes.size() == 0 ? 1 : bytes.size()]);
@@ -81,14 +114,28 @@ BlockContents BlockContents::copy_of(std::string_view bytes) {
   return c;
 }
 
-BlockEncoder::BlockEncoder(Compression compression, int zstd_level)
-    : compression_(compression), level_(zstd_level) {}
+BlockEncoder::BlockEncoder(Compression compression, int zstd_level,
+                           std::shared_ptr<const crypto::FileCipher> cipher)
+    : compression_(compression), level_(zstd_level), cipher_(std::move(cipher)) {}
 
 BlockEncoder::~BlockEncoder() {
   if (cctx_ != nullptr) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_));
 }
 
-void BlockEncoder::encode(std::string_view raw, bool allow_compression, std::string* out) {
+void BlockEncoder::encode(std::string_view raw, bool allow_compression, std::string* out,
+                          uint64_t position) {
+  if (cipher_ != nullptr) {
+    // Frame the payload and type into plain_, then seal them in place of the plaintext.
+    encode_payload(raw, allow_compression, &plain_);
+    out->clear();
+    cipher_->seal(position, plain_, out);
+  } else {
+    encode_payload(raw, allow_compression, out);
+  }
+  put_fixed32(out, crc32c::mask(crc32c::value(out->data(), out->size())));
+}
+
+void BlockEncoder::encode_payload(std::string_view raw, bool allow_compression, std::string* out) {
   out->clear();
   uint8_t type = kBlockTypeNone;
   // Tiny blocks cannot save an eighth once the frame header is paid for.
@@ -109,11 +156,10 @@ void BlockEncoder::encode(std::string_view raw, bool allow_compression, std::str
   }
   if (type == kBlockTypeNone) out->assign(raw.data(), raw.size());
   out->push_back(static_cast<char>(type));
-  put_fixed32(out, crc32c::mask(crc32c::value(out->data(), out->size())));
 }
 
-Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
-                                 uint64_t max_size) {
+Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h, uint64_t max_size,
+                                 const crypto::FileCipher* cipher) {
   const std::string& name = file.name();
   const uint64_t limit = std::min<uint64_t>(max_size, kMaxBlockSize);
   if (h.size > limit) {
@@ -122,7 +168,7 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
                        std::to_string(limit) + " its table allows,",
                    h.offset);
   }
-  const uint64_t n = h.size + kBlockTrailerSize;
+  const uint64_t n = h.size + (cipher != nullptr ? kSealedBlockTrailerSize : kBlockTrailerSize);
   const uint64_t file_size = file.size();
   if (h.offset > file_size || n > file_size - h.offset) {
     return corrupt(name, "block handle outside the file", h.offset);
@@ -131,14 +177,21 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
   std::string_view got;
   SKV_RETURN_IF_ERROR(file.read_at(h.offset, static_cast<size_t>(n), buf.get(), &got));
   if (got.size() != n) return corrupt(name, "truncated block", h.offset);
+  const size_t checked = static_cast<size_t>(n) - 4;  // everything before the crc
+  if (crc32c::unmask(decode_fixed32(got.data() + checked)) != crc32c::value(got.data(), checked)) {
+    return corrupt(name, "block checksum mismatch", h.offset);
+  }
   const char* data = got.data();
   const size_t payload = static_cast<size_t>(h.size);
-  if (crc32c::unmask(decode_fixed32(data + payload + 1)) != crc32c::value(data, payload + 1)) {
-    return corrupt(name, "block checksum mismatch", h.offset);
+  std::string opened;  // payload ‖ type of a sealed block
+  if (cipher != nullptr) {
+    SKV_RETURN_IF_ERROR(cipher->open(h.offset, got.substr(0, checked), &opened));
+    if (opened.size() != payload + 1) return corrupt(name, "bad sealed block length", h.offset);
+    data = opened.data();
   }
   const uint8_t type = static_cast<uint8_t>(data[payload]);
   if (type == kBlockTypeNone) {
-    if (got.data() == buf.get()) {
+    if (data == buf.get()) {
       BlockContents c;
       c.data = std::move(buf);
       c.size = payload;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cache/block_cache.h"
+#include "crypto/cipher_source.h"
 #include "format/file_header.h"
 #include "sstable/block.h"
 #include "sstable/block_format.h"
@@ -28,15 +29,15 @@ Status table_corruption(std::string_view file, std::string_view what, uint64_t o
   return Status::corruption(msg);
 }
 
-// True if [h.offset, h.end()) lies inside [begin, end) without overflowing.
-bool handle_within(const BlockHandle& h, uint64_t begin, uint64_t end) {
+// True if [h.offset, h.end(trailer)) lies inside [begin, end) without overflowing.
+bool handle_within(const BlockHandle& h, size_t trailer, uint64_t begin, uint64_t end) {
   if (h.offset < begin || h.offset > end) return false;
   if (h.size > kMaxBlockSize) return false;
-  return h.size + kBlockTrailerSize <= end - h.offset;
+  return h.size + trailer <= end - h.offset;
 }
 
-bool overlaps(const BlockHandle& a, const BlockHandle& b) {
-  return a.offset < b.end() && b.offset < a.end();
+bool overlaps(const BlockHandle& a, const BlockHandle& b, size_t trailer) {
+  return a.offset < b.end(trailer) && b.offset < a.end(trailer);
 }
 
 // The data blocks of a table found corrupt, by offset, with the error each gave. A table is
@@ -73,6 +74,8 @@ struct Table::Rep {
   uint64_t file_number = 0;
   uint64_t file_size = 0;
   BlockCache* cache = nullptr;
+  std::shared_ptr<const crypto::FileCipher> cipher;  // null for a plaintext table
+  size_t trailer = kBlockTrailerSize;                // kSealedBlockTrailerSize when sealed
   uint64_t data_end = 0;  // data blocks lie in [kFileHeaderSize, data_end)
   TableFooter footer;
   std::shared_ptr<const Block> index;
@@ -88,7 +91,7 @@ struct Table::Rep {
   // Reads, checks and decodes the block at `h`. Checks the handle against the data region.
   Result<std::shared_ptr<const Block>> load_data_block(const BlockHandle& h,
                                                        bool fill_cache) const {
-    if (!handle_within(h, kFileHeaderSize, data_end)) {
+    if (!handle_within(h, trailer, kFileHeaderSize, data_end)) {
       return table_corruption(name(), "data block handle out of range", h.offset);
     }
     if (cache != nullptr) {
@@ -99,7 +102,7 @@ struct Table::Rep {
     // that failed before.
     Status known = corrupt_blocks.find(h.offset);
     if (!known.ok()) return known;
-    Result<BlockContents> contents = read_block(*file, h, limits.data);
+    Result<BlockContents> contents = read_block(*file, h, limits.data, cipher.get());
     if (!contents.ok()) {
       corrupt_blocks.note(h.offset, contents.status());
       return contents.status();
@@ -120,11 +123,11 @@ struct Table::Rep {
     return std::make_unique<BlockIterator>(index, name(), footer.index.offset);
   }
 
-  Status read_metadata();
+  Status read_metadata(crypto::CipherSource* ciphers);
   Status check_index();
 };
 
-Status Table::Rep::read_metadata() {
+Status Table::Rep::read_metadata(crypto::CipherSource* ciphers) {
   const std::string& n = name();
   file_size = file->size();
   if (file_size < kFileHeaderSize + kTableFooterSize) {
@@ -138,15 +141,27 @@ Status Table::Rep::read_metadata() {
     return table_corruption(
         n, "file header names file number " + std::to_string(header.file_number), 8);
   }
-  if (header.cipher != 0) return Status::not_supported(n + ": encrypted tables");
+  SKV_ASSIGN_OR_RETURN(cipher, crypto::cipher_for_header(ciphers, header, n));
+  const size_t footer_size = cipher != nullptr ? kSealedTableFooterSize : kTableFooterSize;
+  if (cipher != nullptr) {
+    trailer = kSealedBlockTrailerSize;
+    if (file_size < kFileHeaderSize + footer_size) {
+      return table_corruption(n, "file too short for an encrypted table", file_size);
+    }
+  }
 
-  const uint64_t footer_offset = file_size - kTableFooterSize;
-  char footer_buf[kTableFooterSize];
-  SKV_RETURN_IF_ERROR(file->read_at(footer_offset, kTableFooterSize, footer_buf, &got));
-  if (got.size() != kTableFooterSize) {
+  const uint64_t footer_offset = file_size - footer_size;
+  char footer_buf[kSealedTableFooterSize];
+  SKV_RETURN_IF_ERROR(file->read_at(footer_offset, footer_size, footer_buf, &got));
+  if (got.size() != footer_size) {
     return table_corruption(n, "short read of the table footer", footer_offset);
   }
-  SKV_RETURN_IF_ERROR(decode_table_footer(got, n, footer_offset, &footer));
+  if (cipher != nullptr) {
+    SKV_RETURN_IF_ERROR(
+        decode_sealed_table_footer(got, *cipher, footer_offset, file_size, &footer));
+  } else {
+    SKV_RETURN_IF_ERROR(decode_table_footer(got, n, footer_offset, &footer));
+  }
 
   // Metadata blocks lie between the data blocks and the footer and do not overlap.
   has_filter = footer.filter.size != 0;
@@ -157,11 +172,11 @@ Status Table::Rep::read_metadata() {
   if (has_filter) meta.push_back(footer.filter);
   data_end = footer_offset;
   for (size_t i = 0; i < meta.size(); ++i) {
-    if (!handle_within(meta[i], kFileHeaderSize, footer_offset)) {
+    if (!handle_within(meta[i], trailer, kFileHeaderSize, footer_offset)) {
       return table_corruption(n, "metadata block handle out of range", meta[i].offset);
     }
     for (size_t j = 0; j < i; ++j) {
-      if (overlaps(meta[i], meta[j])) {
+      if (overlaps(meta[i], meta[j], trailer)) {
         return table_corruption(n, "overlapping metadata blocks", meta[i].offset);
       }
     }
@@ -169,17 +184,19 @@ Status Table::Rep::read_metadata() {
   }
 
   SKV_ASSIGN_OR_RETURN(BlockContents props_data,
-                       read_block(*file, footer.properties, kMaxPropertiesBlockSize));
+                       read_block(*file, footer.properties, kMaxPropertiesBlockSize, cipher.get()));
   if (!decode_table_properties(props_data.view(), &props) || props.num_entries == 0) {
     return table_corruption(n, "bad properties block", footer.properties.offset);
   }
   limits = table_block_limits(props);
 
-  SKV_ASSIGN_OR_RETURN(BlockContents index_data, read_block(*file, footer.index, limits.index));
+  SKV_ASSIGN_OR_RETURN(BlockContents index_data,
+                       read_block(*file, footer.index, limits.index, cipher.get()));
   SKV_ASSIGN_OR_RETURN(index, Block::create(std::move(index_data), n, footer.index.offset));
 
   if (has_filter) {
-    SKV_ASSIGN_OR_RETURN(filter_data, read_block(*file, footer.filter, limits.filter));
+    SKV_ASSIGN_OR_RETURN(filter_data,
+                         read_block(*file, footer.filter, limits.filter, cipher.get()));
     if (!filter.parse(filter_data.view())) {
       return table_corruption(n, "bad filter block", footer.filter.offset);
     }
@@ -200,10 +217,10 @@ Status Table::Rep::check_index() {
     if (!decode_block_handle(&v, &h) || !v.empty()) {
       return table_corruption(n, "bad block handle in index block", footer.index.offset);
     }
-    if (!handle_within(h, min_offset, data_end)) {
+    if (!handle_within(h, trailer, min_offset, data_end)) {
       return table_corruption(n, "data block handle out of range", h.offset);
     }
-    min_offset = h.end();
+    min_offset = h.end(trailer);
     ++count;
   }
   SKV_RETURN_IF_ERROR(it.status());
@@ -218,12 +235,12 @@ Table::Table() : rep_(std::make_unique<Rep>()) {}
 Table::~Table() = default;
 
 Result<std::shared_ptr<Table>> Table::open(std::unique_ptr<ObjectReader> file, uint64_t file_number,
-                                           BlockCache* cache) {
+                                           BlockCache* cache, crypto::CipherSource* ciphers) {
   std::shared_ptr<Table> t(new Table());
   t->rep_->file = std::move(file);
   t->rep_->file_number = file_number;
   t->rep_->cache = cache;
-  SKV_RETURN_IF_ERROR(t->rep_->read_metadata());
+  SKV_RETURN_IF_ERROR(t->rep_->read_metadata(ciphers));
   return t;
 }
 

@@ -21,6 +21,9 @@
 namespace skv {
 
 class BlockCache;
+namespace crypto {
+class CipherSource;
+}  // namespace crypto
 
 struct TableReadOptions {
   bool verify_checksums = true;  // always true today; kept for tools
@@ -31,8 +34,14 @@ class Table : public std::enable_shared_from_this<Table> {
  public:
   // Opens a table: reads and checks the header, footer, index, filter and properties.
   // Corruption (naming the file and offset) if any check fails. `cache` may be null.
+  // `ciphers` is the database's CipherSource, null for a plaintext database: an encrypted table
+  // gets its cipher from it (crypto::cipher_for_header), and then every block is opened at its
+  // offset. Encryption errors by name before any block is read: NotConfigured (an encrypted table
+  // and no source), UnknownKeyId, KeyRetired, WrongKey; a plaintext table with a source is
+  // Corruption. `ciphers` is used only during the call.
   static Result<std::shared_ptr<Table>> open(std::unique_ptr<ObjectReader> file,
-                                             uint64_t file_number, BlockCache* cache);
+                                             uint64_t file_number, BlockCache* cache,
+                                             crypto::CipherSource* ciphers = nullptr);
   Table(const Table&) = delete;
   Table& operator=(const Table&) = delete;
   ~Table();

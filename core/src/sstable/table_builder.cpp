@@ -12,6 +12,9 @@
 //   footer     := 64 bytes: handles of index, filter and properties, magic, crc (block_format.h)
 //   stored_block := payload ‖ compression_type:u8 ‖ masked crc32c(payload ‖ type):fixed32
 //
+// An encrypted table has the same layout with the header's envelope filled, every stored_block a
+// sealed_block (sealed at its offset) and an 80-byte sealed footer (block_format.h).
+//
 // Data blocks are written back to back from offset 64. A data block is cut when its size
 // reaches options.block_size. The filter and properties blocks are never compressed.
 
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 
+#include "crypto/cipher_source.h"
 #include "format/file_header.h"
 #include "format/internal_key.h"
 #include "sstable/block_builder.h"
@@ -69,18 +73,21 @@ std::string successor_of(std::string_view last) {
 }  // namespace
 
 struct TableBuilder::Rep {
-  Rep(const TableOptions& o, std::unique_ptr<ObjectWriter> w, uint64_t number)
+  Rep(const TableOptions& o, std::unique_ptr<ObjectWriter> w, uint64_t number,
+      std::shared_ptr<const crypto::FileCipher> c)
       : options(o),
         writer(std::move(w)),
         file_number(number),
+        cipher(c),
         data_block(o.block_restart_interval),
         index_block(1),
         filter(o.bloom_bits_per_key),
-        encoder(o.compression, o.zstd_level) {}
+        encoder(o.compression, o.zstd_level, std::move(c)) {}
 
   TableOptions options;
   std::unique_ptr<ObjectWriter> writer;
   uint64_t file_number;
+  std::shared_ptr<const crypto::FileCipher> cipher;  // null for a plaintext table
   BlockBuilder data_block;
   BlockBuilder index_block;
   BloomFilterBuilder filter;
@@ -101,9 +108,9 @@ struct TableBuilder::Rep {
   }
   // Frames `raw` and writes it; *handle receives where it went.
   void write_block(std::string_view raw, bool allow_compression, BlockHandle* handle) {
-    encoder.encode(raw, allow_compression, &scratch);
+    encoder.encode(raw, allow_compression, &scratch, offset);
     handle->offset = offset;
-    handle->size = scratch.size() - kBlockTrailerSize;
+    handle->size = scratch.size() - encoder.trailer_size();
     append(scratch);
   }
   void flush_data_block() {
@@ -123,13 +130,14 @@ struct TableBuilder::Rep {
 };
 
 TableBuilder::TableBuilder(const TableOptions& options, std::unique_ptr<ObjectWriter> writer,
-                           uint64_t file_number)
-    : rep_(std::make_unique<Rep>(options, std::move(writer), file_number)) {
+                           uint64_t file_number, std::shared_ptr<const crypto::FileCipher> cipher)
+    : rep_(std::make_unique<Rep>(options, std::move(writer), file_number, std::move(cipher))) {
   if (rep_->options.block_size == 0) rep_->options.block_size = 1;
   rep_->options.block_size = std::min(rep_->options.block_size, kMaxBlockSize / 2);
   FileHeader h;
   h.kind = FileKind::Table;
   h.file_number = file_number;
+  if (rep_->cipher != nullptr) crypto::fill_header(rep_->cipher->envelope(), &h);
   std::string header;
   encode_file_header(h, &header);
   rep_->append(header);
@@ -216,7 +224,11 @@ Status TableBuilder::finish() {
   r.write_block(props, false, &footer.properties);
 
   std::string tail;
-  encode_table_footer(footer, &tail);
+  if (r.cipher != nullptr) {
+    encode_sealed_table_footer(footer, *r.cipher, r.offset, &tail);
+  } else {
+    encode_table_footer(footer, &tail);
+  }
   r.append(tail);
   SKV_RETURN_IF_ERROR(r.status);
   r.status = r.writer->finish();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string_view>
 
+#include "crypto/file_cipher.h"
 #include "skv/platform.h"
 #include "skv/status.h"
 #include "sstable/table_options.h"
@@ -17,9 +18,12 @@ namespace skv {
 
 class TableBuilder {
  public:
-  // Takes ownership of `writer`; `file_number` goes into the file header.
+  // Takes ownership of `writer`; `file_number` goes into the file header. With a `cipher` (made
+  // for this file: kind Table, `file_number`), the header records its envelope and every block
+  // and the footer are sealed at their offsets (docs/sstable.md, "Encrypted tables"); without
+  // one the table is plaintext.
   TableBuilder(const TableOptions& options, std::unique_ptr<ObjectWriter> writer,
-               uint64_t file_number);
+               uint64_t file_number, std::shared_ptr<const crypto::FileCipher> cipher = nullptr);
   TableBuilder(const TableBuilder&) = delete;
   TableBuilder& operator=(const TableBuilder&) = delete;
   // Abandons the table if neither finish() nor abandon() was called.

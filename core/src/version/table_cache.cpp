@@ -8,10 +8,12 @@
 
 namespace skv {
 
-TableCache::TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open)
+TableCache::TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open,
+                       crypto::CipherSource* ciphers)
     : storage_(storage),
       block_cache_(std::move(block_cache)),
-      max_open_(max_open == 0 ? 1 : max_open) {}
+      max_open_(max_open == 0 ? 1 : max_open),
+      ciphers_(ciphers) {}
 
 TableCache::~TableCache() = default;
 
@@ -40,7 +42,8 @@ Result<std::shared_ptr<Table>> TableCache::get(uint64_t file_number) {
       }
       return s;
     }
-    SKV_ASSIGN_OR_RETURN(table, Table::open(std::move(*file), file_number, block_cache_.get()));
+    SKV_ASSIGN_OR_RETURN(table,
+                         Table::open(std::move(*file), file_number, block_cache_.get(), ciphers_));
   }
 
   std::shared_ptr<Table> dropped;  // released after the lock

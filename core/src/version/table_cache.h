@@ -31,12 +31,17 @@
 namespace skv {
 
 class BlockCache;
+namespace crypto {
+class CipherSource;
+}  // namespace crypto
 
 class TableCache {
  public:
   // `storage` must stay valid until close() (or the cache's destruction); `block_cache` may be
-  // null. `max_open` >= 1.
-  TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open);
+  // null. `max_open` >= 1. `ciphers` opens the tables of an encrypted database (Table::open); null
+  // for a plaintext one. It must outlive the cache.
+  TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open,
+             crypto::CipherSource* ciphers = nullptr);
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
   ~TableCache();
@@ -69,6 +74,7 @@ class TableCache {
   Storage* storage_;  // null after close(); guarded by storage_mu_
   const std::shared_ptr<BlockCache> block_cache_;
   const size_t max_open_;
+  crypto::CipherSource* const ciphers_;  // null for a plaintext database
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Entry> map_;  // guarded by mu_
