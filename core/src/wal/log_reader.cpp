@@ -188,7 +188,12 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     // The checksum passed, so these are the bytes that were written here: a failure now is
     // damage or tampering, never a torn tail. open() empties *record when it fails.
     Status opened = cipher_->open(pos_, sealed_, record);
-    sealed_.clear();
+    // A large record's buffer is not kept for the life of the reader.
+    if (sealed_.capacity() > LogWindow::kChunk) {
+      std::string().swap(sealed_);
+    } else {
+      sealed_.clear();
+    }
     SKV_RETURN_IF_ERROR(opened);
   }
   *offset = pos_;
