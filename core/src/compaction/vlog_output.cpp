@@ -1,5 +1,6 @@
 #include "compaction/vlog_output.h"
 
+#include <string>
 #include <utility>
 
 #include "format/file_names.h"
@@ -8,10 +9,11 @@
 namespace skv {
 
 VlogOutput::VlogOutput(Storage* storage, std::function<Result<uint64_t>()> new_file_number,
-                       uint64_t max_file_size)
+                       uint64_t max_file_size, crypto::CipherSource* ciphers)
     : storage_(storage),
       new_file_number_(std::move(new_file_number)),
-      max_file_size_(max_file_size) {}
+      max_file_size_(max_file_size),
+      ciphers_(ciphers) {}
 
 VlogOutput::~VlogOutput() {
   if (writer_ != nullptr) (void)writer_->close();
@@ -26,10 +28,14 @@ Result<vlog::ValuePointer> VlogOutput::add(std::string_view user_key, std::strin
   }
   if (writer_ == nullptr) {
     SKV_ASSIGN_OR_RETURN(const uint64_t number, new_file_number_());
-    SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file,
-                         storage_->logs().create(vlog_file_name(number)));
+    const std::string name = vlog_file_name(number);
+    std::shared_ptr<const crypto::FileCipher> cipher;
+    if (ciphers_ != nullptr) {
+      SKV_ASSIGN_OR_RETURN(cipher, ciphers_->for_new_file(FileKind::ValueLog, number, name));
+    }
+    SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().create(name));
     created_.push_back(number);
-    writer_ = std::make_unique<vlog::VlogWriter>(std::move(file), number);
+    writer_ = std::make_unique<vlog::VlogWriter>(std::move(file), number, std::move(cipher));
     entries_ = 0;
     // The name is durable before any table that points into the file is written.
     SKV_RETURN_IF_ERROR(storage_->sync_dir());

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crypto/cipher_source.h"
 #include "skv/platform.h"
 #include "skv/status.h"
 #include "version/version_edit.h"
@@ -31,15 +32,18 @@ namespace skv {
 
 class VlogOutput {
  public:
-  // `storage` must outlive the output; `new_file_number` allocates file numbers.
+  // `storage` must outlive the output; `new_file_number` allocates file numbers. `ciphers` (not
+  // owned; it must outlive the output) is the database's CipherSource: each file gets a cipher of
+  // its own from for_new_file and its entries are sealed. Null for a plaintext database.
   VlogOutput(Storage* storage, std::function<Result<uint64_t>()> new_file_number,
-             uint64_t max_file_size);
+             uint64_t max_file_size, crypto::CipherSource* ciphers = nullptr);
   VlogOutput(const VlogOutput&) = delete;
   VlogOutput& operator=(const VlogOutput&) = delete;
   ~VlogOutput();
 
-  // Appends one entry (user key, value); returns where it is. Errors of the platform, or of
-  // VlogWriter::add (InvalidArgument for a key or value beyond the limits).
+  // Appends one entry (user key, value); returns where it is. Errors of the platform, of
+  // CipherSource::for_new_file (before the file is created), or of VlogWriter::add
+  // (InvalidArgument for a key or value beyond the limits).
   Result<vlog::ValuePointer> add(std::string_view user_key, std::string_view value);
   // Makes every entry added so far durable (OK when nothing was added).
   Status sync();
@@ -57,6 +61,7 @@ class VlogOutput {
   Storage* const storage_;
   const std::function<Result<uint64_t>()> new_file_number_;
   const uint64_t max_file_size_;
+  crypto::CipherSource* const ciphers_;
   std::unique_ptr<vlog::VlogWriter> writer_;
   uint64_t entries_ = 0;  // in writer_'s file
   std::vector<VlogFileMeta> done_;

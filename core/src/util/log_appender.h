@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "format/file_header.h"
 #include "skv/platform.h"
@@ -44,6 +45,11 @@ class LogAppender {
   const std::string& name() const { return file_->name(); }
   // The sticky error, or OK.
   const Status& status() const { return error_; }
+  // Makes `s` the sticky error (unless one is already set): every later append() and sync()
+  // returns it. For a writer that must not write to this file at all.
+  void fail(Status s) {
+    if (error_.ok()) error_ = std::move(s);
+  }
   // LogFile::close(). The appender must not be used afterwards.
   Status close() { return file_->close(); }
 

@@ -30,4 +30,24 @@ void encode_entry(std::string_view key, std::string_view value, std::string* dst
   dst->append(value.data(), value.size());
 }
 
+// sealed_entry := masked_crc key_len value_len seal(position, key ‖ value)
+// masked_crc = mask(CRC32C(key_len ‖ value_len ‖ sealed body))
+void encode_sealed_entry(const crypto::FileCipher& cipher, uint64_t position, std::string_view key,
+                         std::string_view value, std::string* dst) {
+  std::string plain;
+  plain.reserve(key.size() + value.size());
+  plain.append(key.data(), key.size());
+  plain.append(value.data(), value.size());
+  const size_t start = dst->size();
+  char header[kEntryHeaderSize];
+  encode_fixed32(header + 4, static_cast<uint32_t>(key.size()));
+  encode_fixed32(header + 8, static_cast<uint32_t>(value.size()));
+  dst->append(header, kEntryHeaderSize);
+  cipher.seal(position, plain, dst);
+  const std::string_view body(dst->data() + start + kEntryHeaderSize,
+                              dst->size() - start - kEntryHeaderSize);
+  encode_fixed32(dst->data() + start, entry_crc(static_cast<uint32_t>(key.size()),
+                                                static_cast<uint32_t>(value.size()), body));
+}
+
 }  // namespace skv::vlog

@@ -14,8 +14,11 @@ namespace skv::vlog {
 
 namespace {
 
-// Checks the header of a value log file named `file_number`.
-Status check_header(const LogFile& file, uint64_t file_number) {
+// Checks the header of a value log file named `file_number` and finds its cipher (null for a
+// plaintext file).
+Result<std::shared_ptr<const crypto::FileCipher>> check_header(const LogFile& file,
+                                                               uint64_t file_number,
+                                                               crypto::CipherSource* ciphers) {
   char scratch[kFileHeaderSize];
   std::string_view got;
   SKV_RETURN_IF_ERROR(file.read_at(0, kFileHeaderSize, scratch, &got));
@@ -24,10 +27,7 @@ Status check_header(const LogFile& file, uint64_t file_number) {
     return Status::corruption(file.name() + ": bad file header at offset 0: file number " +
                               std::to_string(h.file_number) + " is not the file's own");
   }
-  if (h.cipher != 0) {
-    return Status::not_supported(file.name() + ": encrypted value logs are not supported");
-  }
-  return Status();
+  return crypto::cipher_for_header(ciphers, h, file.name());
 }
 
 Result<std::unique_ptr<LogFile>> open_file(LogStore& store, uint64_t file_number,
@@ -42,23 +42,28 @@ Result<std::unique_ptr<LogFile>> open_file(LogStore& store, uint64_t file_number
 
 }  // namespace
 
-VlogReader::VlogReader(std::unique_ptr<LogFile> file, uint64_t file_number)
-    : file_(std::move(file)), file_number_(file_number) {}
+VlogReader::VlogReader(std::unique_ptr<LogFile> file, uint64_t file_number,
+                       std::shared_ptr<const crypto::FileCipher> cipher)
+    : file_(std::move(file)), file_number_(file_number), cipher_(std::move(cipher)) {}
 
 VlogReader::~VlogReader() {
   Status s = file_->close();
   (void)s;
 }
 
-Result<std::unique_ptr<VlogReader>> VlogReader::open(LogStore& store, uint64_t file_number) {
+Result<std::unique_ptr<VlogReader>> VlogReader::open(LogStore& store, uint64_t file_number,
+                                                     crypto::CipherSource* ciphers) {
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, open_file(store, file_number, ""));
-  return open(std::move(file), file_number);
+  return open(std::move(file), file_number, ciphers);
 }
 
 Result<std::unique_ptr<VlogReader>> VlogReader::open(std::unique_ptr<LogFile> file,
-                                                     uint64_t file_number) {
-  SKV_RETURN_IF_ERROR(check_header(*file, file_number));
-  return std::unique_ptr<VlogReader>(new VlogReader(std::move(file), file_number));
+                                                     uint64_t file_number,
+                                                     crypto::CipherSource* ciphers) {
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<const crypto::FileCipher> cipher,
+                       check_header(*file, file_number, ciphers));
+  return std::unique_ptr<VlogReader>(
+      new VlogReader(std::move(file), file_number, std::move(cipher)));
 }
 
 const std::string& VlogReader::name() const { return file_->name(); }
@@ -71,7 +76,7 @@ Status VlogReader::corruption(uint64_t offset, const std::string& what) const {
 Status VlogReader::check_lengths(const ValuePointer& p, uint32_t key_len,
                                  uint32_t value_len) const {
   if (key_len > kMaxKeySize || value_len > kMaxValueSize ||
-      entry_size(key_len, value_len) != p.size) {
+      entry_size(key_len, value_len, overhead()) != p.size) {
     return corruption(p.offset, "entry lengths (key " + std::to_string(key_len) + ", value " +
                                     std::to_string(value_len) + ") do not match the pointer's " +
                                     std::to_string(p.size) + " bytes");
@@ -90,7 +95,7 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
   }
   Status valid = check_value_pointer(p);
   if (!valid.ok()) return corruption(p.offset, valid.message());
-  if (p.size < entry_size(key.size(), 0)) {
+  if (p.size < entry_size(key.size(), 0, overhead())) {
     return corruption(p.offset, "pointer size " + std::to_string(p.size) +
                                     " is too small for a key of " + std::to_string(key.size()) +
                                     " bytes");
@@ -127,6 +132,20 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
   if (entry_crc(key_len, value_len, got.substr(kEntryHeaderSize)) != masked_crc) {
     return corruption(p.offset, "checksum mismatch");
   }
+  if (cipher_ != nullptr) {
+    // The checksum passed, so these are the bytes written here; the body opens only at the
+    // offset, in the file and under the key it was sealed with.
+    std::string plain;
+    Status opened = cipher_->open(p.offset, got.substr(kEntryHeaderSize), &plain);
+    value->clear();
+    SKV_RETURN_IF_ERROR(opened);
+    if (std::string_view(plain).substr(0, key_len) != key) {
+      return corruption(p.offset, "entry holds a different key");
+    }
+    plain.erase(0, key_len);
+    value->swap(plain);
+    return Status();
+  }
   if (got.substr(kEntryHeaderSize, key_len) != key) {
     return corruption(p.offset, "entry holds a different key");
   }
@@ -139,13 +158,13 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
   return Status();
 }
 
-Status read_value(LogStore& store, const ValuePointer& p, std::string_view key,
-                  std::string* value) {
+Status read_value(LogStore& store, const ValuePointer& p, std::string_view key, std::string* value,
+                  crypto::CipherSource* ciphers) {
   SKV_ASSIGN_OR_RETURN(
       std::unique_ptr<LogFile> file,
       open_file(store, p.file_number, " (value at offset " + std::to_string(p.offset) + ")"));
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<VlogReader> reader,
-                       VlogReader::open(std::move(file), p.file_number));
+                       VlogReader::open(std::move(file), p.file_number, ciphers));
   return reader->get(p, key, value);
 }
 

@@ -19,8 +19,8 @@ constexpr uint64_t kScanBudgetBase = uint64_t{64} << 20;
 
 }  // namespace
 
-VlogScanner::VlogScanner(const LogFile* file, uint64_t file_number)
-    : file_(file), file_number_(file_number), in_(file) {}
+VlogScanner::VlogScanner(const LogFile* file, uint64_t file_number, crypto::CipherSource* ciphers)
+    : file_(file), file_number_(file_number), ciphers_(ciphers), in_(file) {}
 
 Status VlogScanner::corruption(uint64_t offset, const std::string& what) const {
   return Status::corruption(file_->name() + ": corrupt value log entry at offset " +
@@ -37,7 +37,7 @@ bool VlogScanner::end_with_torn_tail() {
 // checksum. Charges its body to *budget; when the budget cannot pay, sets it to 0 and says no.
 Result<bool> VlogScanner::entry_checks_out(uint64_t offset, uint32_t key_len, uint32_t value_len,
                                            uint32_t masked_crc, uint64_t* budget) {
-  const uint64_t body_len = uint64_t{key_len} + value_len;
+  const uint64_t body_len = uint64_t{key_len} + value_len + overhead_;
   if (body_len > *budget) {
     *budget = 0;
     return false;
@@ -62,7 +62,7 @@ Result<bool> VlogScanner::intact_entry_after(uint64_t begin, uint64_t end) {
     const uint32_t key_len = decode_fixed32(h.data() + 4);
     const uint32_t value_len = decode_fixed32(h.data() + 8);
     if (key_len == 0 || key_len > kMaxKeySize || value_len > kMaxValueSize) continue;
-    if (entry_size(key_len, value_len) > end - q) continue;
+    if (entry_size(key_len, value_len, overhead_) > end - q) continue;
     const uint32_t masked_crc = decode_fixed32(h.data());
     SKV_ASSIGN_OR_RETURN(bool intact, entry_checks_out(q, key_len, value_len, masked_crc, &budget));
     if (intact) return true;
@@ -75,8 +75,11 @@ Result<bool> VlogScanner::intact_entry_after(uint64_t begin, uint64_t end) {
 // whole entry under one damaged length field (the checksum covers both lengths, so it tells).
 Result<bool> VlogScanner::lengths_damaged(uint32_t masked_crc, uint32_t key_len,
                                           uint32_t value_len) {
-  const uint64_t rest = in_.file_size() - pos_ - kEntryHeaderSize;
-  if (rest == 0 || rest > uint64_t{kMaxKeySize} + kMaxValueSize) return false;
+  // The stored body runs to the end of the file; `rest` is what its key and value would hold.
+  const uint64_t stored = in_.file_size() - pos_ - kEntryHeaderSize;
+  if (stored <= overhead_) return false;
+  const uint64_t rest = stored - overhead_;
+  if (rest > uint64_t{kMaxKeySize} + kMaxValueSize) return false;
   struct Lengths {
     uint64_t key;
     uint64_t value;
@@ -91,7 +94,7 @@ Result<bool> VlogScanner::lengths_damaged(uint32_t masked_crc, uint32_t key_len,
   }
   if (n == 0) return false;
   std::string body;
-  SKV_RETURN_IF_ERROR(in_.read_exact(pos_ + kEntryHeaderSize, static_cast<size_t>(rest), &body));
+  SKV_RETURN_IF_ERROR(in_.read_exact(pos_ + kEntryHeaderSize, static_cast<size_t>(stored), &body));
   for (size_t i = 0; i < n; ++i) {
     if (entry_crc(static_cast<uint32_t>(candidates[i].key),
                   static_cast<uint32_t>(candidates[i].value), body) == masked_crc) {
@@ -107,9 +110,8 @@ Status VlogScanner::check_header(std::string_view bytes) {
     return Status::corruption(file_->name() + ": bad file header at offset 0: file number " +
                               std::to_string(h.file_number) + " is not the file's own");
   }
-  if (h.cipher != 0) {
-    return Status::not_supported(file_->name() + ": encrypted value logs are not supported");
-  }
+  SKV_ASSIGN_OR_RETURN(cipher_, crypto::cipher_for_header(ciphers_, h, file_->name()));
+  overhead_ = cipher_ != nullptr ? kSealOverhead : 0;
   header_ = h;
   return Status();
 }
@@ -179,7 +181,7 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
   if (value_len > kMaxValueSize) {
     return corruption(pos_, "value length " + std::to_string(value_len) + " exceeds the maximum");
   }
-  const uint64_t size = entry_size(key_len, value_len);
+  const uint64_t size = entry_size(key_len, value_len, overhead_);
   if (size > remaining) {
     SKV_ASSIGN_OR_RETURN(bool damaged, lengths_damaged(masked_crc, key_len, value_len));
     if (damaged) {
@@ -193,7 +195,8 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
                                 " bytes runs past the end of the file, but intact entries follow");
   }
 
-  // The body (key ‖ value) goes into entry->value first, and is split once it checks out.
+  // The body (key ‖ value, or its sealed form) goes into entry->value first, and is split (or
+  // opened) once it checks out.
   const uint64_t body_offset = pos_ + kEntryHeaderSize;
   const auto body_len = static_cast<size_t>(size - kEntryHeaderSize);
   std::string& body = entry->value;
@@ -227,6 +230,16 @@ Result<bool> VlogScanner::next(VlogEntry* entry) {
       }
     }
     return corruption(pos_, "checksum mismatch");
+  }
+  if (cipher_ != nullptr) {
+    // The checksum passed, so these are the bytes written here: a failure now is damage or
+    // tampering, never a torn tail.
+    std::string plain;
+    Status opened = cipher_->open(pos_, body, &plain);
+    body.clear();
+    entry->key.clear();
+    SKV_RETURN_IF_ERROR(opened);
+    body.swap(plain);
   }
   entry->key.assign(body.data(), key_len);
   body.erase(0, key_len);

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <utility>
 
+#include "crypto/cipher_source.h"
 #include "format/file_header.h"
 #include "format/file_names.h"
 #include "skv/options.h"
@@ -13,18 +14,26 @@ namespace skv::vlog {
 
 namespace {
 
-FileHeader value_log_header(uint64_t file_number) {
+FileHeader value_log_header(uint64_t file_number, const crypto::FileCipher* cipher) {
   FileHeader h;
   h.kind = FileKind::ValueLog;
   h.file_number = file_number;
+  if (cipher != nullptr) crypto::fill_header(cipher->envelope(), &h);
   return h;
 }
 
 }  // namespace
 
-VlogWriter::VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number)
-    : out_(std::move(file), value_log_header(file_number)), file_number_(file_number) {
+VlogWriter::VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number,
+                       std::shared_ptr<const crypto::FileCipher> cipher)
+    : out_(std::move(file), value_log_header(file_number, cipher.get())),
+      file_number_(file_number),
+      cipher_(std::move(cipher)) {
   assert(file_number_ < kMaxFileNumber);
+  if (cipher_ != nullptr && out_.size() != 0) {
+    out_.fail(Status::invalid_argument(out_.name() +
+                                       ": sealed entries are only written to a new, empty file"));
+  }
 }
 
 VlogWriter::~VlogWriter() = default;
@@ -43,11 +52,16 @@ Result<ValuePointer> VlogWriter::add(std::string_view key, std::string_view valu
   ValuePointer p;
   p.file_number = file_number_;
   p.offset = out_.next_offset();
-  p.size = entry_size(key.size(), value.size());
+  p.size = entry_size(key.size(), value.size(), cipher_ != nullptr ? kSealOverhead : 0);
   if (p.offset > kMaxValueLogOffset - p.size) {
     return Status::invalid_argument(name() + ": value log is full");
   }
-  encode_entry(key, value, out_.start(static_cast<size_t>(p.size)));
+  std::string* buf = out_.start(static_cast<size_t>(p.size));
+  if (cipher_ != nullptr) {
+    encode_sealed_entry(*cipher_, p.offset, key, value, buf);
+  } else {
+    encode_entry(key, value, buf);
+  }
   SKV_RETURN_IF_ERROR(out_.append());
   return p;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "crypto/file_cipher.h"
 #include "skv/platform.h"
 #include "skv/status.h"
 #include "util/log_appender.h"
@@ -25,13 +26,20 @@ class VlogWriter {
   // file header (kind ValueLog, that number) is written with the first entry, in the same append;
   // a non-empty file is assumed to start with a valid header and entries are appended at its end.
   // REQUIRES: file_number < kMaxFileNumber.
-  VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number);
+  //
+  // With a `cipher` (the new file's own, from CipherSource::for_new_file) the header's envelope is
+  // filled from cipher->envelope() and every entry is sealed. Such a writer only writes files it
+  // creates: given a non-empty file it is failed from the start (every add() and sync() returns
+  // InvalidArgument, nothing is written). Without one the bytes are plaintext.
+  VlogWriter(std::unique_ptr<LogFile> file, uint64_t file_number,
+             std::shared_ptr<const crypto::FileCipher> cipher = nullptr);
   VlogWriter(const VlogWriter&) = delete;
   VlogWriter& operator=(const VlogWriter&) = delete;
   // Closes the file, best effort; unsynced entries were never promised.
   ~VlogWriter();
 
-  // Appends one entry with a single LogFile::append and returns its pointer. The entry can be read
+  // Appends one entry with a single LogFile::append and returns its pointer (whose size counts
+  // the 16 bytes sealing adds, in an encrypted file). The entry can be read
   // back at once; it is durable after sync(). InvalidArgument, with nothing written, if the key is
   // empty or longer than kMaxKeySize, the value longer than kMaxValueSize, or the entry would end
   // past kMaxValueLogOffset. A failed append may leave part of the entry in the file, so after
@@ -46,6 +54,8 @@ class VlogWriter {
   uint64_t size() const { return out_.size(); }
   uint64_t file_number() const { return file_number_; }
   const std::string& name() const { return out_.name(); }
+  // Whether entries are sealed.
+  bool encrypted() const { return cipher_ != nullptr; }
   // The sticky error, or OK.
   const Status& status() const { return out_.status(); }
   // LogFile::close(). The writer must not be used afterwards.
@@ -54,6 +64,7 @@ class VlogWriter {
  private:
   LogAppender out_;
   const uint64_t file_number_;
+  const std::shared_ptr<const crypto::FileCipher> cipher_;  // null: plaintext
 };
 
 }  // namespace skv::vlog

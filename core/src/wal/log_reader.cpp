@@ -25,8 +25,8 @@ uint32_t record_crc(uint32_t length, std::string_view payload) {
 
 }  // namespace
 
-Reader::Reader(const LogFile* file, FileKind expected_kind)
-    : file_(file), kind_(expected_kind), in_(file) {}
+Reader::Reader(const LogFile* file, FileKind expected_kind, crypto::CipherSource* ciphers)
+    : file_(file), kind_(expected_kind), ciphers_(ciphers), in_(file) {}
 
 Status Reader::corruption(uint64_t offset, const std::string& what) const {
   return Status::corruption(file_->name() + ": corrupt log record at offset " +
@@ -76,6 +76,7 @@ Result<bool> Reader::intact_record_after(uint64_t begin, uint64_t end) {
 
 Status Reader::read_header(FileHeader* header) {
   if (header_checked_) {
+    if (!header_status_.ok()) return header_status_;
     if (pos_ >= kFileHeaderSize) *header = header_;
     return Status();
   }
@@ -91,6 +92,14 @@ Status Reader::read_header(FileHeader* header) {
     end_with_torn_tail();
     return Status();
   }
+  Result<std::shared_ptr<const crypto::FileCipher>> cipher =
+      crypto::cipher_for_header(ciphers_, *decoded, file_->name());
+  if (!cipher.ok()) {
+    header_checked_ = true;
+    header_status_ = cipher.status();
+    return header_status_;
+  }
+  cipher_ = std::move(*cipher);
   header_ = *decoded;
   *header = header_;
   header_checked_ = true;
@@ -104,6 +113,7 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
     FileHeader ignored;
     SKV_RETURN_IF_ERROR(read_header(&ignored));
   }
+  if (!header_status_.ok()) return header_status_;
   if (at_end_) return false;
   const uint64_t remaining = in_.file_size() - pos_;
   if (remaining == 0) {
@@ -148,21 +158,24 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
                                 " runs past the end of the file, but intact records follow");
   }
 
+  // A sealed record is read into sealed_ and opened into *record once its checksum passes.
+  std::string* stored = cipher_ != nullptr ? &sealed_ : record;
   if (length <= LogWindow::kChunk - kRecordHeaderSize) {
     SKV_ASSIGN_OR_RETURN(std::string_view payload, in_.fetch(payload_offset, length));
-    record->assign(payload.data(), payload.size());
+    stored->assign(payload.data(), payload.size());
   } else {
-    SKV_RETURN_IF_ERROR(in_.read_exact(payload_offset, length, record));
+    SKV_RETURN_IF_ERROR(in_.read_exact(payload_offset, length, stored));
   }
   const uint64_t record_end = payload_offset + length;
-  if (record_crc(length, *record) != crc32c::unmask(masked_crc)) {
+  if (record_crc(length, *stored) != crc32c::unmask(masked_crc)) {
     // Only a record whose tail never reached the disk is torn: storage writes whole sectors, so
     // an unwritten tail is zero from a sector boundary inside the record to the end of the file.
     // A full record with damage elsewhere (a flipped bit) is corruption, even at the end.
-    size_t last_nonzero = record->size();
-    while (last_nonzero > 0 && (*record)[last_nonzero - 1] == 0) --last_nonzero;
+    size_t last_nonzero = stored->size();
+    while (last_nonzero > 0 && (*stored)[last_nonzero - 1] == 0) --last_nonzero;
     const uint64_t zero_start = payload_offset + last_nonzero;
     const uint64_t aligned = (zero_start + kSectorSize - 1) / kSectorSize * kSectorSize;
+    stored->clear();
     record->clear();
     SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(record_end));
     if (zeros && aligned < record_end) {
@@ -170,6 +183,18 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
       if (!intact) return end_with_torn_tail();
     }
     return corruption(pos_, "checksum mismatch");
+  }
+  if (cipher_ != nullptr) {
+    // The checksum passed, so these are the bytes that were written here: a failure now is
+    // damage or tampering, never a torn tail. open() empties *record when it fails.
+    Status opened = cipher_->open(pos_, sealed_, record);
+    // A large record's buffer is not kept for the life of the reader.
+    if (sealed_.capacity() > LogWindow::kChunk) {
+      std::string().swap(sealed_);
+    } else {
+      sealed_.clear();
+    }
+    SKV_RETURN_IF_ERROR(opened);
   }
   *offset = pos_;
   pos_ = record_end;

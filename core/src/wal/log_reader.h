@@ -1,4 +1,5 @@
-// LogReader: reads framed records (log_format.h) back from a LogFile, in order.
+// LogReader: reads framed records (log_format.h) back from a LogFile, in order, opening sealed
+// payloads when the file is encrypted.
 //
 // Thread safety: one reader is used by one thread at a time.
 
@@ -6,9 +7,12 @@
 #define SKV_WAL_LOG_READER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "crypto/cipher_source.h"
+#include "crypto/file_cipher.h"
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "skv/status.h"
@@ -19,8 +23,9 @@ namespace skv::log {
 class Reader {
  public:
   // Does not own `file`, which must outlive the reader. `expected_kind` is checked against the
-  // file header.
-  Reader(const LogFile* file, FileKind expected_kind);
+  // file header. `ciphers` (not owned; must outlive the reader) is the database's CipherSource,
+  // or null for a plaintext database.
+  Reader(const LogFile* file, FileKind expected_kind, crypto::CipherSource* ciphers = nullptr);
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
@@ -29,6 +34,13 @@ class Reader {
   // offset 0: OK, *header untouched, torn_tail() true, valid_end() 0, and read_record returns
   // false. Called by the first read_record if not called before; later calls return the
   // header read the first time.
+  //
+  // Then the file's cipher is found with crypto::cipher_for_header(ciphers, header, file name),
+  // and its errors are returned here, by name, before any record is read: Encryption/
+  // NotConfigured for a sealed file with no CipherSource; Corruption for a plaintext file with
+  // one, or a header naming another database; Encryption/UnknownKeyId, KeyRetired or WrongKey;
+  // NotSupported for a cipher this build cannot run. Such an error is sticky: read_record
+  // returns it too.
   Status read_header(FileHeader* header);
 
   // Reads the next record into *record and sets *offset to its position in the file.
@@ -45,7 +57,17 @@ class Reader {
   // non-zero bytes after it, a checksum failure with non-zero bytes after the record, or a length
   // past the end of the file while an intact record starts inside the claimed extent (the length
   // itself is damaged).
+  //
+  // In an encrypted file the framing is checked on the stored (sealed) bytes as above, so a torn
+  // tail is told exactly as in a plaintext file; a record whose checksum passes is then opened at
+  // its offset and *record is the opened payload. A record that fails authentication (moved,
+  // swapped, copied from another file or database, replayed, or edited with a matching checksum)
+  // is Corruption "<file>: sealed unit at offset <o> fails authentication (...)": never data and
+  // never a torn tail.
   Result<bool> read_record(std::string* record, uint64_t* offset);
+
+  // The file's cipher after read_header succeeded; null for a plaintext file.
+  const std::shared_ptr<const crypto::FileCipher>& cipher() const { return cipher_; }
 
   // After read_record returned false: whether the end was a torn tail rather than a clean end.
   bool torn_tail() const { return torn_tail_; }
@@ -55,7 +77,11 @@ class Reader {
  private:
   const LogFile* file_;
   FileKind kind_;
+  crypto::CipherSource* const ciphers_;
+  std::shared_ptr<const crypto::FileCipher> cipher_;  // null: plaintext
+  std::string sealed_;                                // a sealed record, while it is opened
   bool header_checked_ = false;
+  Status header_status_;  // a sticky error of read_header
   bool torn_tail_ = false;
   uint64_t pos_ = 0;
   uint64_t valid_end_ = 0;
