@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "skv/skv.h"
+#include "support/dir_snapshot.h"
 #include "support/temp_dir.h"
 
 using namespace skv;
@@ -23,23 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every entry under `dir` with its size and contents, for "nothing changed" checks.
-std::string snapshot(const std::string& dir) {
-  std::vector<std::string> lines;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    std::ostringstream line;
-    line << e.path().string();
-    if (e.is_regular_file()) {
-      std::ifstream in(e.path(), std::ios::binary);
-      line << " " << e.file_size() << " " << std::string(std::istreambuf_iterator<char>(in), {});
-    }
-    lines.push_back(line.str());
-  }
-  std::sort(lines.begin(), lines.end());
-  std::string out;
-  for (const auto& l : lines) out += l + "\n";
-  return out;
-}
+using skv::testing::dir_snapshot;
 
 Result<Tree> open_existing(const std::string& path) {
   return TreeBuilder().with_path(path).with_create_if_missing(false).build();
@@ -56,13 +41,13 @@ TEST_CASE("opening without create refuses a folder that is not a database and ch
   std::ofstream(dir + "/video.mp4.partial") << "half a download";
   std::ofstream(dir + "/000001.sst.partial") << "a lookalike";
   std::ofstream(dir + "/sub/deeper.txt") << "also mine";
-  const std::string before = snapshot(dir);
+  const std::string before = dir_snapshot(dir);
 
   Result<Tree> t = open_existing(dir);
   REQUIRE_FALSE(t.ok());
   CHECK(t.status().code() == Code::NotFound);
   CHECK(t.status().message().find(dir) != std::string::npos);
-  CHECK(snapshot(dir) == before);
+  CHECK(dir_snapshot(dir) == before);
 }
 
 TEST_CASE("opening without create refuses an empty folder and a missing path", "[open]") {
@@ -147,12 +132,12 @@ TEST_CASE("a file numbered at the edge of the number space stops the open before
   // the bound itself, which no file of the database may carry.
   const std::string stray = dir + "/72057594037927935.sst";
   std::ofstream(stray) << "not a table";
-  const std::string before = snapshot(dir);
+  const std::string before = dir_snapshot(dir);
   Result<Tree> refused = open_existing(dir);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.status().code() == Code::Corruption);
   CHECK(refused.status().message().find("file numbers are exhausted") != std::string::npos);
-  CHECK(snapshot(dir) == before);  // nothing written, nothing removed (the stray file stays)
+  CHECK(dir_snapshot(dir) == before);  // nothing written, nothing removed (the stray file stays)
   std::filesystem::remove(stray);
   Result<Tree> t = open_existing(dir);
   INFO(t.status().to_string());

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "skv/encryption.h"
+
 namespace skv {
 
 class Platform;
@@ -122,6 +124,15 @@ struct Options {
   // compaction in one task). A host whose executor shares one thread with the application (the
   // browser worker) sets it so that no single task holds that thread for long.
   uint64_t compaction_step_bytes = 0;
+
+  // Encryption at rest (TreeBuilder::with_encryption, docs/encryption.md). With a key manager a
+  // new database is created encrypted with `cipher` (unset: XChaCha20-Poly1305, which opens
+  // everywhere); an existing one must be encrypted (Encryption/NotEncrypted otherwise) and opens
+  // with the cipher it stores (a different explicit `cipher` is InvalidArgument). Without one an
+  // encrypted database is Encryption/NotConfigured. Encryption cannot be added to a database
+  // that exists.
+  std::shared_ptr<KeyManager> key_manager;
+  std::optional<CipherSuite> cipher;
 
   // Versioned queries (TreeBuilder::with_versioning). A database stores whether it is versioned.
   // Unset: a new database is not versioned, and an existing one opens as it was created. Set:

@@ -158,6 +158,14 @@ class TreeBuilder {
   // keeps the versions of the last `retention_ns` nanoseconds (0: for ever). Stored in the
   // database when it is created; see Options::versioning for opening an existing one.
   TreeBuilder& with_versioning(bool enabled, uint64_t retention_ns);
+  // Encryption at rest (docs/encryption.md; Options::key_manager says how an existing database
+  // is treated). `preference` Auto takes XChaCha20-Poly1305; CipherSuite::Aes256Gcm is an explicit
+  // native choice, refused with NotSupported where the CPU cannot run it. A build without
+  // encryption (SKV_ENCRYPTION=OFF) refuses a key manager with InvalidArgument. Either way a
+  // refused open creates and changes nothing.
+  TreeBuilder& with_encryption(std::shared_ptr<KeyManager> keys,
+                               CipherPreference preference = CipherPreference::Auto);
+  TreeBuilder& with_encryption(std::shared_ptr<KeyManager> keys, CipherSuite cipher);
   // Key-value separation (docs/vlog.md; the fields of Options say what each one means). Off by
   // default. build() checks them: a threshold outside [1 byte, kMaxValueSize], a file size
   // below 4 KiB, or a garbage ratio outside (0, 1] is InvalidArgument naming the option.

@@ -66,7 +66,7 @@ class OutputSet {
         out_(out),
         table_options_(table_options_from(*ctx.options)),
         policy_(policy),
-        vlog_(ctx.storage, ctx.new_file_number, ctx.options->vlog_max_file_size) {}
+        vlog_(ctx.storage, ctx.new_file_number, ctx.options->vlog_max_file_size, ctx.ciphers) {}
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;
   ~OutputSet() {
@@ -87,9 +87,16 @@ class OutputSet {
     if (builder_ == nullptr) {
       meta_ = FileMetaData();
       SKV_ASSIGN_OR_RETURN(meta_.number, ctx_.new_file_number());
+      std::shared_ptr<const crypto::FileCipher> cipher;
+      if (ctx_.ciphers != nullptr) {
+        SKV_ASSIGN_OR_RETURN(cipher, ctx_.ciphers->for_new_file(FileKind::Table, meta_.number,
+                                                                ctx_.storage->location() + "/" +
+                                                                    table_file_name(meta_.number)));
+      }
       SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> writer,
                            ctx_.storage->objects().create(table_file_name(meta_.number)));
-      builder_ = std::make_unique<TableBuilder>(table_options_, std::move(writer), meta_.number);
+      builder_ = std::make_unique<TableBuilder>(table_options_, std::move(writer), meta_.number,
+                                                std::move(cipher));
       meta_.smallest_seq = parsed.sequence;
       meta_.largest_seq = parsed.sequence;
       refs_.clear();

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "compaction/compaction_picker.h"
+#include "crypto/cipher_source.h"
 #include "iterator/internal_iterator.h"
 #include "skv/options.h"
 #include "skv/platform.h"
@@ -69,6 +70,8 @@ struct JobContext {
   const Options* options = nullptr;   // table format, target_file_size and the vlog_* options
   TableCache* table_cache = nullptr;  // opens compaction inputs (unused by flushes)
   VlogCache* vlog_cache = nullptr;    // reads the values a compaction relocates
+  // Seals the tables and value logs written (null for a plaintext database).
+  crypto::CipherSource* ciphers = nullptr;
   std::function<Result<uint64_t>()> new_file_number;
   std::vector<SequenceNumber> snapshots;  // live snapshots, ascending (duplicates allowed)
   // Set for a versioned tree: versions with a timestamp above it are all kept (0: every one).

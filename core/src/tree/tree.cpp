@@ -118,6 +118,19 @@ TreeBuilder& TreeBuilder::with_versioning(bool enabled, uint64_t retention_ns) {
   return *this;
 }
 
+TreeBuilder& TreeBuilder::with_encryption(std::shared_ptr<KeyManager> keys,
+                                          CipherPreference /*preference*/) {
+  options_.key_manager = std::move(keys);
+  options_.cipher.reset();
+  return *this;
+}
+
+TreeBuilder& TreeBuilder::with_encryption(std::shared_ptr<KeyManager> keys, CipherSuite cipher) {
+  options_.key_manager = std::move(keys);
+  options_.cipher = cipher;
+  return *this;
+}
+
 TreeBuilder& TreeBuilder::with_commit_pipeline(CommitPipeline pipeline) {
   options_.commit_pipeline = pipeline;
   return *this;

@@ -123,6 +123,7 @@ JobContext TreeImpl::job_context() {
   ctx.options = &options_;
   ctx.table_cache = table_cache_.get();
   ctx.vlog_cache = vlog_cache_.get();
+  ctx.ciphers = keyring_.get();
   VersionSet* vs = versions_.get();
   ctx.new_file_number = [vs] { return vs->new_file_number(); };
   ctx.snapshots = snapshots_.list();

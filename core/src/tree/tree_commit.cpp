@@ -151,11 +151,15 @@ Status TreeImpl::switch_memtable() {
   if (!file.ok()) s = file.status();
   // The new segment's name must be durable before any commit in it is acknowledged.
   if (s.ok()) s = storage_->sync_dir();
+  Result<std::shared_ptr<const crypto::FileCipher>> cipher =
+      s.ok() ? new_file_cipher(FileKind::Wal, *number, wal_file_name(*number))
+             : Result<std::shared_ptr<const crypto::FileCipher>>(s);
+  if (!cipher.ok()) s = cipher.status();
   if (s.ok()) {
     FileHeader h;
     h.kind = FileKind::Wal;
     h.file_number = *number;
-    auto writer = std::make_unique<log::Writer>(std::move(file).value(), h);
+    auto writer = std::make_unique<log::Writer>(std::move(file).value(), h, *cipher);
     std::unique_ptr<log::Writer> old;
     std::lock_guard<std::mutex> lock(mu_);
     imms_.push_back(ImmEntry{mem_, wal_number_, {}});

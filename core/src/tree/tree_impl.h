@@ -31,6 +31,7 @@
 #include "commit/commit_pipeline.h"
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
+#include "crypto/cipher_source.h"
 #include "format/internal_key.h"
 #include "iterator/user_iterator.h"
 #include "memtable/memtable.h"
@@ -180,12 +181,24 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   std::unique_ptr<Compaction> pick_background_compaction();
   void wait_for_background(std::unique_lock<std::mutex>& lock);
   void set_background_error(const Status& s);  // REQUIRES: mu_ held
+  // Encryption at open (tree_open.cpp): decides from CURRENT whether the database is encrypted
+  // and sets keyring_, refusing by name before anything is written.
+  Status setup_encryption();
+  // Checks that the key manager opens every live table and value log, before anything is
+  // written (UnknownKeyId, WrongKey, ... by name).
+  Status check_live_file_keys();
+  // The cipher of a new file (null for a plaintext database).
+  Result<std::shared_ptr<const crypto::FileCipher>> new_file_cipher(FileKind kind, uint64_t number,
+                                                                    const std::string& name);
 
   const Options options_;
   // What the database stores (set at open, then fixed): whether it is versioned, the retention.
   Versioning versioning_;
   std::shared_ptr<Platform> platform_;
   std::unique_ptr<Storage> storage_;
+  // The ciphers of an encrypted database (null for a plaintext one), set at open before any file
+  // is read. Declared before the caches, which refer to it, so it outlives them.
+  std::shared_ptr<crypto::Keyring> keyring_;
   // Shared with every Version (and so with every iterator, which pins its Version): an iterator
   // that outlives the tree never reads freed memory (tree.h, "Lifetimes").
   std::shared_ptr<BlockCache> block_cache_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "crypto/sealed_pointer.h"
 #include "format/file_names.h"
 #include "memtable/batch_insert.h"
 #include "tree/tree_impl.h"
@@ -73,6 +74,18 @@ Status check_options(const Options& o) {
   if (!(o.vlog_gc_ratio > 0 && o.vlog_gc_ratio <= 1)) {
     return Status::invalid_argument("options: vlog_gc_ratio must be above 0 and at most 1");
   }
+  if (o.key_manager != nullptr && !encryption_compiled()) {
+    return Status::invalid_argument(
+        "options: a key manager was given, but this build of skv has no encryption "
+        "(SKV_ENCRYPTION=OFF)");
+  }
+  if (o.key_manager == nullptr && o.cipher) {
+    return Status::invalid_argument("options: a cipher was given without a key manager");
+  }
+  if (o.cipher && !cipher_available(*o.cipher)) {
+    return Status::not_supported(std::string("options: cipher ") + cipher_name(*o.cipher) +
+                                 " cannot run in this build or on this CPU");
+  }
   return Status();
 }
 
@@ -108,11 +121,13 @@ Status TreeImpl::open_impl() {
   storage_options.marker = current_file_name();
   storage_options.file_mode = options_.file_mode;
   SKV_ASSIGN_OR_RETURN(storage_, platform_->open_storage(options_.path, storage_options));
+  SKV_RETURN_IF_ERROR(setup_encryption());
   block_cache_ = std::make_shared<BlockCache>(options_.block_cache_capacity);
-  table_cache_ = std::make_shared<TableCache>(storage_.get(), block_cache_, 1000);
-  vlog_cache_ =
-      std::make_shared<VlogCache>(storage_.get(), options_.vlog_cache_capacity, kMaxOpenVlogs);
+  table_cache_ = std::make_shared<TableCache>(storage_.get(), block_cache_, 1000, keyring_.get());
+  vlog_cache_ = std::make_shared<VlogCache>(storage_.get(), options_.vlog_cache_capacity,
+                                            kMaxOpenVlogs, keyring_.get());
   versions_ = std::make_unique<VersionSet>(storage_.get(), options_, table_cache_);
+  versions_->set_keyring(keyring_.get());
 
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> log_names, storage_->logs().list());
   SKV_ASSIGN_OR_RETURN(std::vector<std::string> object_names, storage_->objects().list());
@@ -151,6 +166,7 @@ Status TreeImpl::open_impl() {
   } else {
     SKV_RETURN_IF_ERROR(versions_->recover());
     SKV_RETURN_IF_ERROR(check_versioning());
+    SKV_RETURN_IF_ERROR(check_live_file_keys());
   }
   versioning_ = versions_->versioning();
   if (options_.versioning && versioning_.enabled) {
@@ -195,6 +211,92 @@ Status TreeImpl::open_impl() {
   return Status();
 }
 
+Status TreeImpl::setup_encryption() {
+  const std::string label = storage_->location() + "/" + current_file_name();
+  auto current = storage_->read_pointer(current_file_name());
+  if (!current.ok()) {
+    if (!current.status().is_not_found()) return current.status();
+    // A new database (open_impl refuses a missing CURRENT in any other case).
+    if (options_.key_manager == nullptr) return Status();
+    SKV_RETURN_IF_ERROR(crypto::init());
+    crypto::DatabaseId id;
+    crypto::random_bytes(id.data(), id.size());
+    const CipherSuite suite = options_.cipher.value_or(CipherSuite::XChaCha20Poly1305);
+    keyring_ = std::make_shared<crypto::Keyring>(options_.key_manager, suite, id);
+    return keyring_->prepare({});
+  }
+  std::string_view first_line;
+  std::optional<crypto::PointerSeal> seal;
+  SKV_RETURN_IF_ERROR(crypto::split_pointer(*current, label, &first_line, &seal));
+  if (!seal) {
+    if (options_.key_manager == nullptr) return Status();
+    return Status::encryption(EncryptionError::NotEncrypted,
+                              storage_->location() +
+                                  ": the database is not encrypted (encryption cannot be added "
+                                  "to a database that exists); open it without a key manager");
+  }
+  if (options_.key_manager == nullptr) {
+    return Status::encryption(EncryptionError::NotConfigured,
+                              storage_->location() + ": the database is encrypted (" +
+                                  cipher_name(seal->suite) + ") and no key manager was given");
+  }
+  if (options_.cipher && *options_.cipher != seal->suite) {
+    return Status::invalid_argument(storage_->location() + ": the database is encrypted with " +
+                                    cipher_name(seal->suite) + ", not " +
+                                    cipher_name(*options_.cipher));
+  }
+  if (!cipher_available(seal->suite)) {
+    return Status::not_supported(storage_->location() + ": the database is encrypted with " +
+                                 cipher_name(seal->suite) +
+                                 ", which this build or this CPU cannot run");
+  }
+  keyring_ = std::make_shared<crypto::Keyring>(options_.key_manager, seal->suite, seal->db_id);
+  return keyring_->prepare({seal->key_id});
+}
+
+Status TreeImpl::check_live_file_keys() {
+  if (keyring_ == nullptr) return Status();
+  // Every live table and value log names its key in its header: read them all now, so a key the
+  // manager lacks or a wrong key is refused by name before the open writes anything.
+  std::vector<std::pair<std::string, FileKind>> files;
+  for (uint64_t n : versions_->live_files())
+    files.emplace_back(table_file_name(n), FileKind::Table);
+  for (uint64_t n : versions_->live_vlog_files()) {
+    files.emplace_back(vlog_file_name(n), FileKind::ValueLog);
+  }
+  std::vector<FileHeader> headers;
+  for (const auto& [name, kind] : files) {
+    const std::string label = storage_->location() + "/" + name;
+    char scratch[kFileHeaderSize];
+    std::string_view got;
+    if (kind == FileKind::Table) {
+      SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectReader> r, storage_->objects().open(name));
+      SKV_RETURN_IF_ERROR(r->read_at(0, kFileHeaderSize, scratch, &got));
+    } else {
+      SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> f, storage_->logs().open(name));
+      SKV_RETURN_IF_ERROR(f->read_at(0, kFileHeaderSize, scratch, &got));
+      (void)f->close();
+    }
+    SKV_ASSIGN_OR_RETURN(FileHeader h, decode_file_header(got, kind, label));
+    headers.push_back(h);
+  }
+  std::vector<uint32_t> ids;
+  for (const FileHeader& h : headers) ids.push_back(h.key_id);
+  SKV_RETURN_IF_ERROR(keyring_->keys().prepare(ids));
+  for (size_t i = 0; i < headers.size(); ++i) {
+    SKV_RETURN_IF_ERROR(
+        keyring_->for_existing_file(headers[i], storage_->location() + "/" + files[i].first)
+            .status());
+  }
+  return Status();
+}
+
+Result<std::shared_ptr<const crypto::FileCipher>> TreeImpl::new_file_cipher(
+    FileKind kind, uint64_t number, const std::string& name) {
+  if (keyring_ == nullptr) return std::shared_ptr<const crypto::FileCipher>();
+  return keyring_->for_new_file(kind, number, storage_->location() + "/" + name);
+}
+
 Status TreeImpl::check_versioning() {
   const Versioning& stored = versions_->versioning();
   if (!options_.versioning) return Status();
@@ -228,7 +330,7 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
   const std::string name = wal_file_name(number);
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().open(name));
   auto mem = std::make_shared<MemTable>(arena_block_size());
-  log::Reader reader(file.get(), FileKind::Wal);
+  log::Reader reader(file.get(), FileKind::Wal, keyring_.get());
   FileHeader header;
   header.file_number = number;
   SKV_RETURN_IF_ERROR(reader.read_header(&header));
@@ -236,9 +338,6 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
   if (header.file_number != number) {
     return Status::corruption(label + ": header names file number " +
                               std::to_string(header.file_number));
-  }
-  if (header.cipher != 0) {
-    return Status::not_supported(label + ": encrypted WAL segments are not supported yet");
   }
   std::string record;
   while (true) {
@@ -277,10 +376,12 @@ Status TreeImpl::new_wal_segment() {
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file,
                        storage_->logs().create(wal_file_name(number)));
   SKV_RETURN_IF_ERROR(storage_->sync_dir());
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<const crypto::FileCipher> cipher,
+                       new_file_cipher(FileKind::Wal, number, wal_file_name(number)));
   FileHeader h;
   h.kind = FileKind::Wal;
   h.file_number = number;
-  wal_ = std::make_unique<log::Writer>(std::move(file), h);
+  wal_ = std::make_unique<log::Writer>(std::move(file), h, std::move(cipher));
   wal_number_ = number;
   mem_ = std::make_shared<MemTable>(arena_block_size());
   return Status();

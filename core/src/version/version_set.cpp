@@ -1,4 +1,5 @@
 #include "version/version_set.h"
+
 #include "util/status_macros.h"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "crypto/sealed_pointer.h"
 #include "format/file_header.h"
 #include "format/file_names.h"
 #include "wal/log_reader.h"
@@ -233,11 +235,18 @@ Status VersionSet::write_new_manifest(uint64_t number) {
   std::string record;
   snapshot.encode_to(&record);
 
+  const std::string label = storage_->location() + "/" + name;
+  std::shared_ptr<const crypto::FileCipher> cipher;
+  std::string pointer = name + "\n";
+  if (keyring_ != nullptr) {
+    SKV_ASSIGN_OR_RETURN(cipher, keyring_->for_new_file(FileKind::Manifest, number, label));
+    SKV_ASSIGN_OR_RETURN(pointer, crypto::seal_pointer(*keyring_, pointer));
+  }
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().create(name));
   FileHeader header;
   header.kind = FileKind::Manifest;
   header.file_number = number;
-  auto writer = std::make_unique<log::Writer>(std::move(file), header);
+  auto writer = std::make_unique<log::Writer>(std::move(file), header, std::move(cipher));
   Status s = writer->add_record(record);
   if (s.ok()) s = writer->sync();
   if (s.ok()) s = storage_->sync_dir();
@@ -247,7 +256,7 @@ Status VersionSet::write_new_manifest(uint64_t number) {
     (void)storage_->logs().remove(name);
     return s;
   }
-  s = storage_->write_pointer(current_file_name(), name + "\n");
+  s = storage_->write_pointer(current_file_name(), pointer);
   if (!s.ok()) {
     // CURRENT may name either manifest now; both stay.
     (void)writer->close();
@@ -309,7 +318,16 @@ Status VersionSet::check_tables_exist(const Version& v, const std::string& manif
 }
 
 Status VersionSet::recover() {
-  SKV_ASSIGN_OR_RETURN(std::string pointer, storage_->read_pointer(current_file_name()));
+  SKV_ASSIGN_OR_RETURN(std::string contents, storage_->read_pointer(current_file_name()));
+  const std::string current_label = storage_->location() + "/" + current_file_name();
+  std::string_view pointer;
+  std::optional<crypto::PointerSeal> seal;
+  SKV_RETURN_IF_ERROR(crypto::split_pointer(contents, current_label, &pointer, &seal));
+  if (seal.has_value() != (keyring_ != nullptr)) {
+    return seal ? Status::encryption(EncryptionError::NotConfigured,
+                                     current_label + ": the database is encrypted")
+                : Status::corruption(current_label + ": not sealed in an encrypted database");
+  }
   FileType type = FileType::Unknown;
   uint64_t number = 0;
   if (pointer.empty() || pointer.back() != '\n' ||
@@ -327,9 +345,12 @@ Status VersionSet::recover() {
   }
   std::unique_ptr<LogFile> file = std::move(*opened);
 
-  log::Reader reader(file.get(), FileKind::Manifest);
+  log::Reader reader(file.get(), FileKind::Manifest, keyring_);
   FileHeader header;
   SKV_RETURN_IF_ERROR(reader.read_header(&header));
+  // The manifest's header checked the key (WrongKey, UnknownKeyId, ... by name); now CURRENT's
+  // MAC, before any record is trusted.
+  if (seal) SKV_RETURN_IF_ERROR(crypto::verify_pointer(*keyring_, pointer, *seal, current_label));
 
   Builder builder(level_count_, nullptr, Code::Corruption);
   std::optional<uint64_t> log_number, next_file;

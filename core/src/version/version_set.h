@@ -33,6 +33,10 @@
 
 namespace skv {
 
+namespace crypto {
+class Keyring;
+}  // namespace crypto
+
 namespace log {
 class Writer;
 }
@@ -54,6 +58,11 @@ class VersionSet {
   // ready (empty version, next file number 2, last sequence 0, log number 0).
   // REQUIRES: no database exists in `storage`; neither create_new nor recover was called.
   Status create_new();
+
+  // The keyring of an encrypted database (null, the default, for a plaintext one): the manifests
+  // are sealed with it and CURRENT carries its seal (docs/encryption.md). It must outlive the set.
+  // REQUIRES: called before create_new or recover.
+  void set_keyring(crypto::Keyring* keyring) { keyring_ = keyring; }
 
   // Loads the state of an existing database: reads CURRENT, replays every edit of the manifest
   // it names and builds the current Version. A torn tail at the very end of the manifest (an
@@ -143,6 +152,7 @@ class VersionSet {
   Status check_tables_exist(const Version& v, const std::string& manifest);
 
   Storage* const storage_;
+  crypto::Keyring* keyring_ = nullptr;
   const Options options_;
   const std::shared_ptr<TableCache> table_cache_;
   const int level_count_;

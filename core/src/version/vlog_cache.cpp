@@ -24,8 +24,12 @@ class CacheResolver final : public ValueResolver {
 
 }  // namespace
 
-VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open)
-    : storage_(storage), values_(value_capacity), max_open_(max_open == 0 ? 1 : max_open) {}
+VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open,
+                     crypto::CipherSource* ciphers)
+    : storage_(storage),
+      ciphers_(ciphers),
+      values_(value_capacity),
+      max_open_(max_open == 0 ? 1 : max_open) {}
 
 VlogCache::~VlogCache() = default;
 
@@ -45,7 +49,7 @@ Result<std::shared_ptr<const vlog::VlogReader>> VlogCache::reader(uint64_t numbe
       return Status::closed("value log " + std::to_string(number) + ": the tree is closed");
     }
     SKV_ASSIGN_OR_RETURN(std::unique_ptr<vlog::VlogReader> r,
-                         vlog::VlogReader::open(storage_->logs(), number));
+                         vlog::VlogReader::open(storage_->logs(), number, ciphers_));
     opened = std::move(r);
   }
   std::shared_ptr<const vlog::VlogReader> dropped;  // released after the lock

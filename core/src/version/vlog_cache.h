@@ -40,7 +40,10 @@ class VlogCache : public std::enable_shared_from_this<VlogCache> {
  public:
   // `storage` must stay valid until close() (or the cache's destruction). `value_capacity` is the
   // value cache's hard capacity in bytes (0: no cache); `max_open` >= 1 readers stay open.
-  VlogCache(Storage* storage, size_t value_capacity, size_t max_open);
+  // `ciphers` opens the value logs of an encrypted database (null for a plaintext one); it must
+  // outlive the cache.
+  VlogCache(Storage* storage, size_t value_capacity, size_t max_open,
+            crypto::CipherSource* ciphers = nullptr);
   VlogCache(const VlogCache&) = delete;
   VlogCache& operator=(const VlogCache&) = delete;
   ~VlogCache();
@@ -80,7 +83,8 @@ class VlogCache : public std::enable_shared_from_this<VlogCache> {
   };
 
   std::shared_mutex storage_mu_;
-  Storage* storage_;  // null after close(); guarded by storage_mu_
+  Storage* storage_;                     // null after close(); guarded by storage_mu_
+  crypto::CipherSource* const ciphers_;  // null for a plaintext database
   BlockCache values_;
   const size_t max_open_;
 
