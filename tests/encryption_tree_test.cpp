@@ -222,41 +222,72 @@ TEST_CASE("a rotated key seals new files, and old ones stay readable while the k
   const std::string path = dir.sub("db");
   const std::string k1(32, '1'), k2(32, '2');
   Model model;
+  auto key_ids = [&] {
+    std::map<uint32_t, int> ids;
+    for (const auto& e : fs::directory_iterator(path)) {
+      FileType type;
+      uint64_t number = 0;
+      const std::string name = e.path().filename().string();
+      const std::string bytes = read_all_bytes(e.path());
+      if (!parse_file_name(name, &type, &number) || !has_header(type) ||
+          bytes.size() < kFileHeaderSize) {
+        continue;
+      }
+      ++ids[static_cast<uint8_t>(bytes[20])];  // the key id's low byte
+    }
+    return ids;
+  };
   {
     auto km = SoftwareKeyManager::from_bytes(k1, 1);
     REQUIRE(km.ok());
-    Tree tree = open_or_fail(encrypted(path, *km).with_enable_vlog(false));
-    write(tree, &model, 200, 1);
+    Tree tree = open_or_fail(encrypted(path, *km));
+    write(tree, &model, 300, 1);
+    require_ok(tree.flush().wait());
+    write(tree, &model, 100, 2);
     require_ok(tree.close());
   }
+  CHECK(key_ids().count(2) == 0);
   auto both = std::make_shared<SoftwareKeyManager>();
   require_ok(both->add_key(1, k1));
   require_ok(both->add_key(2, k2));
   require_ok(both->set_active_key_id(2));
   {
-    Tree tree = open_or_fail(encrypted(path, both).with_enable_vlog(false));
+    Tree tree = open_or_fail(encrypted(path, both));
     CHECK(read_all(tree) == model);
-    write(tree, &model, 50, 2);
-    // Compaction rewrites every table under the active key.
-    require_ok(tree.compact_all());
+    write(tree, &model, 50, 3);
+    require_ok(tree.flush().wait());
+    // New files are sealed under key 2, old ones stay under key 1 and readable.
+    std::map<uint32_t, int> ids = key_ids();
+    CHECK(ids[1] > 0);
+    CHECK(ids[2] > 0);
+    CHECK(read_all(tree) == model);
+    require_ok(tree.rewrite_with_active_key());
+    CHECK(read_all(tree) == model);
     require_ok(tree.close());
   }
-  for (const auto& e : fs::directory_iterator(path)) {
-    FileType type;
-    uint64_t number = 0;
-    const std::string name = e.path().filename().string();
-    const std::string bytes = read_all_bytes(e.path());
-    if (!parse_file_name(name, &type, &number) || !has_header(type) ||
-        bytes.size() < kFileHeaderSize) {
-      continue;
-    }
-    INFO(name);
-    CHECK(static_cast<uint8_t>(bytes[20]) == 2);  // key id, little-endian
-  }
+  std::map<uint32_t, int> ids = key_ids();
+  CHECK(ids.count(1) == 0);
+  CHECK(ids[2] > 0);
+  // Key 1 can go: the database opens, reads and writes with key 2 alone.
   auto only2 = SoftwareKeyManager::from_bytes(k2, 2);
   REQUIRE(only2.ok());
-  Tree tree = open_or_fail(encrypted(path, *only2).with_enable_vlog(false));
+  Tree tree = open_or_fail(encrypted(path, *only2));
   CHECK(read_all(tree) == model);
+  Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
+  Result<std::vector<KeyVersion>> h = tx.history("secret-key-1003");
+  REQUIRE(h.ok());
+  CHECK(h->size() == 3);
+  // And with key 1 alone it is refused by name.
+  require_ok(tree.close());
+  auto only1 = SoftwareKeyManager::from_bytes(k1, 1);
+  REQUIRE(only1.ok());
+  CHECK(open_with(path, *only1).status().encryption_error() == EncryptionError::UnknownKeyId);
+}
+
+TEST_CASE("rewrite_with_active_key on a plaintext database is refused", "[encryption][tree]") {
+  TempDir dir("enc-plain-rewrite");
+  Tree tree = open_or_fail(encrypted(dir.sub("db"), nullptr));
+  CHECK(tree.rewrite_with_active_key().encryption_error() == EncryptionError::NotEncrypted);
 }
 
 TEST_CASE("AES-256-GCM where the CPU has it", "[encryption][tree]") {

@@ -112,6 +112,14 @@ class Tree {
   // background error if background work failed.
   Status collect_vlog_garbage() const;
 
+  // Key rotation for an encrypted database (docs/encryption.md, "Rotation"): rewrites every file
+  // sealed under a key other than the key manager's active one, on the caller's thread (tables
+  // compacted in place one at a time, value log entries copied, the memtable flushed, a new
+  // manifest), so the old keys can be dropped from the key manager afterwards. Files an open
+  // iterator still reads stay until it is gone. Encryption/NotEncrypted for a plaintext
+  // database; Closed if close() on another thread stops it.
+  Status rewrite_with_active_key() const;
+
   TreeStats stats() const;
   // The options the tree was opened with.
   const Options& options() const;

@@ -38,6 +38,7 @@ Status Tree::del(std::string_view key) const {
 Future<Status> Tree::flush() const { return impl_->flush(); }
 Status Tree::compact_all() const { return impl_->compact_all(); }
 Status Tree::collect_vlog_garbage() const { return impl_->collect_vlog_garbage(); }
+Status Tree::rewrite_with_active_key() const { return impl_->rewrite_with_active_key(); }
 TreeStats Tree::stats() const { return impl_->stats(); }
 const Options& Tree::options() const { return impl_->options(); }
 Versioning Tree::versioning() const { return impl_->versioning(); }

@@ -79,7 +79,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Result<std::unique_ptr<TransactionImpl>> begin(Mode mode);
   Future<Status> flush();
   Status compact_all();
-  Status collect_vlog_garbage();  // Tree::collect_vlog_garbage
+  Status collect_vlog_garbage();     // Tree::collect_vlog_garbage
+  Status rewrite_with_active_key();  // Tree::rewrite_with_active_key (tree_keys.cpp)
   // Waits for `f`. On an executor that is not concurrent (the browser's, a test's queue) it runs
   // queued tasks meanwhile, since nothing else would; IO if the queue runs dry first.
   Status await(const Future<Status>& f);
@@ -187,6 +188,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // Checks that the key manager opens every live table and value log, before anything is
   // written (UnknownKeyId, WrongKey, ... by name).
   Status check_live_file_keys();
+  // The decoded header of one of the database's files (tables and value logs).
+  Result<FileHeader> read_file_header(const std::string& name, FileKind kind);
   // The cipher of a new file (null for a plaintext database).
   Result<std::shared_ptr<const crypto::FileCipher>> new_file_cipher(FileKind kind, uint64_t number,
                                                                     const std::string& name);

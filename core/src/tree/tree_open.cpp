@@ -266,18 +266,7 @@ Status TreeImpl::check_live_file_keys() {
   }
   std::vector<FileHeader> headers;
   for (const auto& [name, kind] : files) {
-    const std::string label = storage_->location() + "/" + name;
-    char scratch[kFileHeaderSize];
-    std::string_view got;
-    if (kind == FileKind::Table) {
-      SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectReader> r, storage_->objects().open(name));
-      SKV_RETURN_IF_ERROR(r->read_at(0, kFileHeaderSize, scratch, &got));
-    } else {
-      SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> f, storage_->logs().open(name));
-      SKV_RETURN_IF_ERROR(f->read_at(0, kFileHeaderSize, scratch, &got));
-      (void)f->close();
-    }
-    SKV_ASSIGN_OR_RETURN(FileHeader h, decode_file_header(got, kind, label));
+    SKV_ASSIGN_OR_RETURN(FileHeader h, read_file_header(name, kind));
     headers.push_back(h);
   }
   std::vector<uint32_t> ids;
@@ -289,6 +278,22 @@ Status TreeImpl::check_live_file_keys() {
             .status());
   }
   return Status();
+}
+
+Result<FileHeader> TreeImpl::read_file_header(const std::string& name, FileKind kind) {
+  const std::string label = storage_->location() + "/" + name;
+  char scratch[kFileHeaderSize];
+  std::string_view got;
+  if (kind == FileKind::Table) {
+    SKV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectReader> r, storage_->objects().open(name));
+    SKV_RETURN_IF_ERROR(r->read_at(0, kFileHeaderSize, scratch, &got));
+  } else {
+    SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> f, storage_->logs().open(name));
+    Status s = f->read_at(0, kFileHeaderSize, scratch, &got);
+    (void)f->close();
+    SKV_RETURN_IF_ERROR(s);
+  }
+  return decode_file_header(got, kind, label);
 }
 
 Result<std::shared_ptr<const crypto::FileCipher>> TreeImpl::new_file_cipher(

@@ -451,7 +451,7 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
   SKV_RETURN_IF_ERROR(builder.finish(table_cache_, "version edit", &v));
 
   if (!edit->log_number()) edit->set_log_number(log_number_);
-  const bool roll = manifest_ == nullptr || manifest_->size() >= max_manifest_size_;
+  const bool roll = manifest_ == nullptr || force_roll_ || manifest_->size() >= max_manifest_size_;
   uint64_t new_manifest = 0;
   if (roll) {
     SKV_ASSIGN_OR_RETURN(new_manifest, new_file_number());
@@ -475,6 +475,7 @@ Status VersionSet::log_and_apply(VersionEdit* edit) {
   Status s;
   if (roll) {
     s = write_new_manifest(new_manifest);
+    if (s.ok()) force_roll_ = false;
   } else {
     std::string record;
     edit->encode_to(&record);

@@ -63,6 +63,9 @@ class VersionSet {
   // are sealed with it and CURRENT carries its seal (docs/encryption.md). It must outlive the set.
   // REQUIRES: called before create_new or recover.
   void set_keyring(crypto::Keyring* keyring) { keyring_ = keyring; }
+  // Makes the next log_and_apply() start a new manifest (and rewrite CURRENT), as when the
+  // manifest grows too large: after a key rotation, so the manifest is sealed under the new key.
+  void roll_manifest() { force_roll_ = true; }
 
   // Loads the state of an existing database: reads CURRENT, replays every edit of the manifest
   // it names and builds the current Version. A torn tail at the very end of the manifest (an
@@ -153,6 +156,7 @@ class VersionSet {
 
   Storage* const storage_;
   crypto::Keyring* keyring_ = nullptr;
+  bool force_roll_ = false;  // roll_manifest() was called
   const Options options_;
   const std::shared_ptr<TableCache> table_cache_;
   const int level_count_;
