@@ -16,11 +16,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "skv/encryption.h"
 
 namespace skv::bench {
 
@@ -87,7 +90,8 @@ class Engine {
 
 // skv; with `value_log`, values of at least EngineConfig::value_threshold bytes go to its value
 // log.
-std::unique_ptr<Engine> make_skv_engine(bool value_log);
+std::unique_ptr<Engine> make_skv_engine(bool value_log,
+                                        std::optional<CipherSuite> cipher = std::nullopt);
 // RocksDB; with `blob_files`, values of at least EngineConfig::value_threshold bytes go to its
 // integrated blob files, with blob garbage collection on.
 std::unique_ptr<Engine> make_rocksdb_engine(bool blob_files);

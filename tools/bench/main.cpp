@@ -45,6 +45,9 @@ constexpr char kUsage[] =
     "  --engines LIST      comma-separated: skv,rocksdb,lmdb,leveldb,sqlite (default: all for\n"
     "                      crud), skv-vlog (skv with its value log), rocksdb-blob (RocksDB with\n"
     "                      blob files); default for large: skv,skv-vlog,rocksdb-blob,rocksdb\n"
+    "                      skv-xchacha, skv-aes (skv with every file sealed, docs/encryption.md)\n"
+    "  --encryption E      xchacha, aes or off: run skv with every file sealed with that cipher\n"
+    "                      beside plaintext skv (sets --engines skv,skv-E unless it is given)\n"
     "  --value-size B      bytes of every value of the large workload (default 8192)\n"
     "  --value-threshold B smallest value that skv-vlog puts in its value log and rocksdb-blob\n"
     "                      in a blob file (default 1024)\n"
@@ -82,6 +85,7 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
   RunConfig c;
   bool n_given = false;
   bool engines_given = false;
+  std::string encryption = "off";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -113,6 +117,11 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
       std::string e;
       while (std::getline(ss, e, ',')) {
         if (!e.empty()) c.engines.push_back(e);
+      }
+    } else if (arg == "--encryption") {
+      encryption = value();
+      if (encryption != "xchacha" && encryption != "aes" && encryption != "off") {
+        usage_error("--encryption wants xchacha, aes or off");
       }
     } else if (arg == "--sync") {
       const std::string v = value();
@@ -151,6 +160,7 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
     if (!n_given) c.n = std::max<uint64_t>(1, (uint64_t{256} << 20) / c.value_size);
     if (!engines_given) c.engines = {"skv", "skv-vlog", "rocksdb-blob", "rocksdb"};
   }
+  if (encryption != "off" && !engines_given) c.engines = {"skv", "skv-" + encryption};
   if (c.n == 0 || c.n > UINT32_MAX / 4) usage_error("--n must be between 1 and 1073741823");
   if (c.clients < 1 || c.clients > 1024) usage_error("--clients must be between 1 and 1024");
   if (c.rounds < 1 || c.rounds > 100) usage_error("--rounds must be between 1 and 100");
@@ -158,8 +168,8 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
   if (c.n + 2 * c.batch_rows > UINT32_MAX) usage_error("--n plus twice --batch-rows is too big");
   if (c.engines.empty()) usage_error("--engines is empty");
   for (const std::string& e : c.engines) {
-    if (e != "skv" && e != "skv-vlog" && e != "rocksdb" && e != "rocksdb-blob" && e != "lmdb" &&
-        e != "leveldb" && e != "sqlite") {
+    if (e != "skv" && e != "skv-vlog" && e != "skv-xchacha" && e != "skv-aes" && e != "rocksdb" &&
+        e != "rocksdb-blob" && e != "lmdb" && e != "leveldb" && e != "sqlite") {
       usage_error("unknown engine " + e);
     }
   }
@@ -168,6 +178,8 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
 
 std::unique_ptr<Engine> make_engine(const std::string& key) {
   if (key == "skv" || key == "skv-vlog") return make_skv_engine(key == "skv-vlog");
+  if (key == "skv-xchacha") return make_skv_engine(false, CipherSuite::XChaCha20Poly1305);
+  if (key == "skv-aes") return make_skv_engine(false, CipherSuite::Aes256Gcm);
   if (key == "rocksdb" || key == "rocksdb-blob") return make_rocksdb_engine(key == "rocksdb-blob");
   if (key == "lmdb") return make_lmdb_engine();
   if (key == "leveldb") return make_leveldb_engine();

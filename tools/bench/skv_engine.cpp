@@ -1,6 +1,7 @@
 // skv through its public API: one Tree shared by every client thread (a Tree is thread-safe, and
 // concurrent commits share WAL writes and syncs: group commit). The "skv-vlog" variant turns on
-// the value log for values of at least EngineConfig::value_threshold bytes.
+// the value log for values of at least EngineConfig::value_threshold bytes; "skv-xchacha" and
+// "skv-aes" seal every file (docs/encryption.md) under a fixed benchmark key.
 
 #include <skv/skv.h>
 
@@ -23,9 +24,13 @@ T take(Result<T> r, const char* what) {
 
 class SkvEngine final : public Engine {
  public:
-  explicit SkvEngine(bool value_log) : value_log_(value_log) {}
+  SkvEngine(bool value_log, std::optional<CipherSuite> cipher)
+      : value_log_(value_log), cipher_(cipher) {}
 
-  std::string name() const override { return value_log_ ? "skv (value log)" : "skv"; }
+  std::string name() const override {
+    if (cipher_) return std::string("skv (") + cipher_name(*cipher_) + ")";
+    return value_log_ ? "skv (value log)" : "skv";
+  }
   std::string durability() const override {
     return "on: Durability::Immediate (the commit returns after the WAL fsync its group shares); "
            "off: Durability::Eventual (written to the WAL, not synced)";
@@ -38,6 +43,11 @@ class SkvEngine final : public Engine {
         .with_default_durability(config.sync ? Durability::Immediate : Durability::Eventual);
     if (value_log_) {
       builder.with_enable_vlog(true).with_vlog_value_threshold(config.value_threshold);
+    }
+    if (cipher_) {
+      // A fixed key: the benchmark measures the cost of sealing, not key management.
+      auto keys = take(SoftwareKeyManager::from_bytes(std::string(kRootKeySize, 'b')), "key");
+      builder.with_encryption(std::move(keys), *cipher_);
     }
     tree_.emplace(take(builder.build(), "open"));
   }
@@ -145,6 +155,7 @@ class SkvEngine final : public Engine {
   }
 
   const bool value_log_;
+  const std::optional<CipherSuite> cipher_;
   std::optional<Tree> tree_;
   // Keeps the compiler from dropping the reads of scanned bytes.
   std::atomic<size_t> sink_{0};
@@ -152,8 +163,8 @@ class SkvEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_skv_engine(bool value_log) {
-  return std::make_unique<SkvEngine>(value_log);
+std::unique_ptr<Engine> make_skv_engine(bool value_log, std::optional<CipherSuite> cipher) {
+  return std::make_unique<SkvEngine>(value_log, cipher);
 }
 
 }  // namespace skv::bench
