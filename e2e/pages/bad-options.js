@@ -1,7 +1,10 @@
 // Open options the package must refuse with invalid_argument, shared by the page and the worker
 // side of tests/boundary.mjs: wrong types, numbers beyond what the field holds (a 32-bit size_t
 // in wasm32 would wrap them), and objects that throw when they are read. The third element, when
-// there is one, is the value the error message must name.
+// there is one, is the value the error message must name. The bad `key` and `keyId` values come
+// from encryption-bad.js (their messages must not repeat the key; tests/encryption.mjs checks).
+import { badKeyOptions } from './encryption-bad.js';
+
 export function badOptions() {
   const throwingGetter = {};
   Object.defineProperty(throwingGetter, 'durability', {
@@ -41,6 +44,7 @@ export function badOptions() {
     ['valueLog gcRatio NaN', { valueLog: { gcRatio: NaN } }, 'NaN'],
     ['valueLog gcRatio "0.5"', { valueLog: { gcRatio: '0.5' } }],
     ['valueLog unknown field', { valueLog: { thresh: 64 } }],
+    ...badKeyOptions(),
     ['throwing getter', throwingGetter],
     ['throwing proxy', throwingProxy],
     ['revoked proxy', revocable.proxy],

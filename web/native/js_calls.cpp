@@ -116,6 +116,50 @@ EM_JS(int, skv_js_u63, (EM_VAL handle, uint32_t* words, char** text), {
   }
 });
 
+// Reads obj[field] as a 32-byte key straight into out[0..32): a Uint8Array of exactly 32 bytes is
+// copied, a string of exactly 64 hex digits (either case) is decoded. Returns 0 absent (undefined
+// or null), 1 read, 2 another type (its name to a malloc'd *text), 3 a Uint8Array of another
+// length (*number), 4 a string of another length (*number), 5 a string of 64 characters that are
+// not all hex digits; -1 if something threw. Nothing of the value itself ever reaches *text.
+EM_JS(int, skv_js_key, (EM_VAL obj, const char* field, uint8_t* out, double* number, char** text), {
+  try {
+    var o = Emval.toValue(obj);
+    if (o === undefined || o === null) return 0;
+    var v = o[UTF8ToString(field)];
+    if (v === undefined || v === null) return 0;
+    if (v instanceof Uint8Array) {
+      if (v.length !== 32) {
+        HEAPF64[number >> 3] = v.length;
+        return 3;
+      }
+      HEAPU8.set(v, out);
+      return 1;
+    }
+    if (typeof v === "string") {
+      if (v.length !== 64) {
+        HEAPF64[number >> 3] = v.length;
+        return 4;
+      }
+      if (!/^[0-9a-fA-F]{64}$/.test(v)) return 5;
+      for (var i = 0; i < 32; i++) HEAPU8[out + i] = parseInt(v.substr(2 * i, 2), 16);
+      return 1;
+    }
+    var t = typeof v;
+    var s = t === "object" ? (Array.isArray(v) ? "an array" : ArrayBuffer.isView(v) ||
+        v instanceof ArrayBuffer ? "a " + Object.prototype.toString.call(v).slice(8, -1)
+        : "an object") : "a " + t;
+    var n = lengthBytesUTF8(s) + 1;
+    var p = _malloc(n);
+    if (!p) throw new RangeError("out of wasm memory for a string of " + n + " bytes");
+    stringToUTF8(s, p, n);
+    HEAPU32[text >> 2] = p;
+    return 2;
+  } catch (e) {
+    Module.skvLastError = e;
+    return -1;
+  }
+});
+
 // A new Uint8Array copied from [src, src + n), as an Emval handle; 0 if it could not be made.
 EM_JS(EM_VAL, skv_js_bytes, (const char* src, double n), {
   try {
@@ -217,6 +261,40 @@ Status read_js_u63(const emscripten::val& value, const std::string& what, uint64
   *out = v;
   *present = true;
   return Status();
+}
+
+Status read_js_key(const emscripten::val& object, const char* field, uint8_t* out, bool* present) {
+  *present = false;
+  double number = 0;
+  char* text = nullptr;
+  const int kind = skv_js_key(object.as_handle(), field, out, &number, &text);
+  const std::string what = std::string("option ") + field +
+                           " must be a Uint8Array of 32 bytes or a string of 64 hex digits";
+  switch (kind) {
+    case 0:
+      return Status();
+    case 1:
+      *present = true;
+      return Status();
+    case 2: {
+      std::string shown = text != nullptr ? text : "a value that cannot be shown";
+      std::free(text);
+      return Status::invalid_argument(what + ", not " + shown);
+    }
+    case 3:
+      return Status::invalid_argument(what + ", not a Uint8Array of " +
+                                      std::to_string(static_cast<uint64_t>(number)) + " bytes");
+    case 4:
+      return Status::invalid_argument(what + ", not a string of " +
+                                      std::to_string(static_cast<uint64_t>(number)) +
+                                      " characters");
+    case 5:
+      return Status::invalid_argument(what +
+                                      ", not a string with a character that is not a hex digit");
+    default:
+      return Status::invalid_argument(std::string("option ") + field +
+                                      " could not be read: " + describe(take_js_error()));
+  }
 }
 
 Result<emscripten::val> js_bytes(std::string_view bytes) {

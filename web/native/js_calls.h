@@ -63,6 +63,13 @@ Status read_js_property(const emscripten::val& object, const char* field, emscri
 Status read_js_u63(const emscripten::val& value, const std::string& what, uint64_t min,
                    uint64_t* out, bool* present);
 
+// A root key option (kRootKeySize bytes) read from `object[field]` straight into `out`, which must
+// have room for 32 bytes: a Uint8Array of exactly 32 bytes, or a string of exactly 64 hex digits
+// (either case), decoded in JavaScript so that only the raw bytes reach wasm memory. `*present`
+// is false for undefined or null (and `out` is left alone). Anything else is InvalidArgument
+// naming `field` and the value's type and length, never its contents. The caller wipes `out`.
+Status read_js_key(const emscripten::val& object, const char* field, uint8_t* out, bool* present);
+
 // A Uint8Array holding a copy of `bytes` (the copy is made before anything can grow the wasm
 // heap). IO naming the exception if JavaScript could not allocate it.
 Result<emscripten::val> js_bytes(std::string_view bytes);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "platform/opfs/slot_pool.h"
+#include "skv/encryption.h"
 #include "web/native/js_calls.h"
 #include "web/native/js_slot_handles.h"
 
@@ -190,7 +191,53 @@ Status read_value_log(const val& js, Options* o) {
   return Status();
 }
 
-Status read_options(const val& js, Options* o, OpfsOptions* pool) {
+// Overwrites `n` bytes at `p` with zeros in a way the optimizer keeps.
+void wipe(uint8_t* p, size_t n) {
+  volatile uint8_t* v = p;
+  for (size_t i = 0; i < n; ++i) v[i] = 0;
+}
+
+// The key and keyId options (docs/web.md, "Encryption"): with a key, a SoftwareKeyManager holding
+// it under keyId (default 1) as the active key; without one, *keys stays null and keyId is
+// refused. The key's bytes go from JavaScript straight into a buffer that is wiped before this
+// returns; only the manager (which wipes its own copy when released) keeps them.
+Status read_encryption(const val& js, std::shared_ptr<KeyManager>* keys) {
+  uint8_t key[kRootKeySize];
+  bool present = false;
+  Status s = read_js_key(js, "key", key, &present);
+  uint32_t key_id = 1;
+  JsField id;
+  if (s.ok()) s = read_js_field(js, "keyId", &id);
+  if (s.ok() && id.type != JsField::Type::Absent) {
+    constexpr double kMaxId = 4294967295.0;
+    if (id.type != JsField::Type::Number) {
+      s = Status::invalid_argument("option keyId must be an integer from 1 to 4294967295, not " +
+                                   type_name(id));
+    } else if (!std::isfinite(id.number) || std::trunc(id.number) != id.number || id.number < 1 ||
+               id.number > kMaxId) {
+      s = Status::invalid_argument("option keyId must be an integer from 1 to 4294967295, not " +
+                                   number_text(id.number));
+    } else if (!present) {
+      s = Status::invalid_argument("option keyId needs option key");
+    } else {
+      key_id = static_cast<uint32_t>(id.number);
+    }
+  }
+  if (s.ok() && present) {
+    Result<std::shared_ptr<SoftwareKeyManager>> m = SoftwareKeyManager::from_bytes(
+        std::string_view(reinterpret_cast<const char*>(key), sizeof key), key_id);
+    if (m.ok()) {
+      *keys = std::move(m).value();
+    } else {
+      s = m.status();
+    }
+  }
+  wipe(key, sizeof key);
+  return s;
+}
+
+Status read_options(const val& js, Options* o, OpfsOptions* pool,
+                    std::shared_ptr<KeyManager>* keys) {
   std::optional<std::string> durability, compression;
   for (const Status& s : {
            read_integer(js, "memtableSize", &o->memtable_size),
@@ -210,6 +257,7 @@ Status read_options(const val& js, Options* o, OpfsOptions* pool) {
            read_string(js, "compression", &compression),
            read_versioning(js, o),
            read_value_log(js, o),
+           read_encryption(js, keys),
        }) {
     if (!s.ok()) return s;
   }
@@ -248,6 +296,28 @@ void set_u32(std::string* out, size_t at, uint32_t v) {
 
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
+}  // namespace
+
+const char* encryption_reason(const Status& s) {
+  if (s.code() != Code::Encryption) return "";
+  switch (s.encryption_error()) {
+    case EncryptionError::WrongKey:
+      return "wrong_key";
+    case EncryptionError::UnknownKeyId:
+      return "unknown_key_id";
+    case EncryptionError::KeyRetired:
+      return "key_retired";
+    case EncryptionError::NotConfigured:
+      return "not_configured";
+    case EncryptionError::NotEncrypted:
+      return "not_encrypted";
+    default:
+      return "";
+  }
+}
+
+namespace {
+
 // A timestamp argument of `call` (read_js_u63), at least `min`.
 Status read_timestamp(const val& ts, const char* call, uint64_t min, uint64_t* out) {
   bool present = false;
@@ -281,7 +351,8 @@ int WebDb::open(const std::string& name, int table, val options) {
   Options o = browser_defaults();
   OpfsOptions pool;
   pool.reserve_slots = 24;
-  if (Status s = read_options(options, &o, &pool); !s.ok()) return fail(s);
+  std::shared_ptr<KeyManager> keys;
+  if (Status s = read_options(options, &o, &pool, &keys); !s.ok()) return fail(s);
   name_ = name;
   auto handles = std::make_shared<JsSlotHandles>(table);
   platform_ = std::make_shared<OpfsPlatform>(
@@ -296,7 +367,10 @@ int WebDb::open(const std::string& name, int table, val options) {
       pool);
   o.path = name;
   o.platform = platform_;
-  Result<Tree> tree = TreeBuilder().with_options(o).build();
+  TreeBuilder builder;
+  builder.with_options(o);
+  if (keys) builder.with_encryption(std::move(keys));
+  Result<Tree> tree = builder.build();
   if (!tree.ok()) {
     platform_.reset();
     return fail(tree.status());
@@ -491,7 +565,8 @@ val WebDb::take_done() {
     }
     const Status& s = it->second.wait();
     val entry = val::array();
-    entry.call<void>("push", it->first, std::string(code_name(s.code())), s.message());
+    entry.call<void>("push", it->first, std::string(code_name(s.code())), s.message(),
+                     std::string(encryption_reason(s)));
     done.set(n++, entry);
     it = in_flight_.erase(it);
   }
@@ -758,5 +833,6 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("stats", &WebDb::stats)
       .function("exportFiles", &WebDb::export_files)
       .function("errorCode", &WebDb::error_code)
-      .function("errorMessage", &WebDb::error_message);
+      .function("errorMessage", &WebDb::error_message)
+      .function("errorReason", &WebDb::error_reason);
 }

@@ -36,6 +36,10 @@
 
 namespace skv::web {
 
+// The sub-kind of an Encryption status as the `reason` of an SkvError: "wrong_key",
+// "unknown_key_id", "key_retired", "not_configured" or "not_encrypted"; "" for any other status.
+const char* encryption_reason(const Status& s);
+
 class WebDb {
  public:
   WebDb() = default;
@@ -46,7 +50,11 @@ class WebDb {
   // Opens database `name` over the handle table the wrapper registered as `table`. `options` is
   // the wrapper's plain object (see web/types/common.d.ts, OpenOptions). A number that is not an
   // integer the field can hold, a value of the wrong type, or a property that throws when read is
-  // InvalidArgument naming the option and the value. Returns 0 or an error.
+  // InvalidArgument naming the option and the value (for `key`, its type and length only). With
+  // `key` the tree opens with a SoftwareKeyManager holding it (TreeBuilder::with_encryption): a
+  // new database is created sealed with XChaCha20-Poly1305; an existing one refuses a wrong key,
+  // a missing key or a key for a plaintext database with an Encryption status (error_reason())
+  // before any file is changed. Returns 0 or an error.
   int open(const std::string& name, int table, emscripten::val options);
   // Closes the tree (commits still queued are written first). Returns 0 or an error.
   int close();
@@ -103,7 +111,8 @@ class WebDb {
   // Collects value log garbage (Tree::collect_vlog_garbage; runs to completion). Returns 0 or an
   // error.
   int collect_vlog_garbage();
-  // Completed commits and flushes: an array of [id, code name ("ok" on success), message].
+  // Completed commits and flushes: an array of [id, code name ("ok" on success), message,
+  // reason (error_reason() of that status)].
   emscripten::val take_done();
 
   // The executor: runs up to `max_tasks` queued tasks (WAL writes, flushes, compactions).
@@ -127,6 +136,8 @@ class WebDb {
 
   std::string error_code() const { return code_name(error_.code()); }
   std::string error_message() const { return error_.message(); }
+  // For an "encryption" error, its sub-kind (encryption_reason); "" otherwise.
+  std::string error_reason() const { return encryption_reason(error_); }
 
  private:
   struct Cursor {

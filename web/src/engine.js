@@ -14,7 +14,7 @@
 // snapshot (and every version it sees) until close(); a FinalizationRegistry ends them once they
 // are garbage collected.
 
-import { SkvError } from './errors.js';
+import { SkvError, reasonOf } from './errors.js';
 
 // Runs `fn` in the next macrotask (MessageChannel: no 4 ms clamp like nested setTimeout). The
 // channel is made on first use, so that merely importing the module keeps nothing alive.
@@ -63,7 +63,8 @@ export class Engine {
       rc = native.open(name, tableId, nativeOptions);
     }
     if (rc !== 0) {
-      const err = new SkvError(native.errorCode(), native.errorMessage());
+      const err = new SkvError(native.errorCode(), native.errorMessage(),
+        { reason: reasonOf(native.errorReason()) });
       native.delete();
       core.skvTables[tableId] = null;
       throw err;
@@ -117,7 +118,8 @@ export class Engine {
 
   /** The glue's last error as an SkvError. */
   error() {
-    return new SkvError(this.native.errorCode(), this.native.errorMessage());
+    return new SkvError(this.native.errorCode(), this.native.errorMessage(),
+      { reason: reasonOf(this.native.errorReason()) });
   }
 
   /**
@@ -169,12 +171,12 @@ export class Engine {
 
   settle() {
     const done = this.native.takeDone();
-    for (const [id, code, message] of done) {
+    for (const [id, code, message, reason] of done) {
       const w = this.waiters.get(id);
       if (!w) continue;
       this.waiters.delete(id);
       if (code === 'ok') w.resolve();
-      else w.reject(new SkvError(code, message));
+      else w.reject(new SkvError(code, message, { reason: reasonOf(reason) }));
     }
   }
 

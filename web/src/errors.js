@@ -7,8 +7,10 @@
 //
 // A conflict means another transaction committed a write to one of this transaction's keys
 // first: retry with a new transaction. quota means the browser's storage quota or the slot pool
-// ran out. busy means another tab or worker has the database open. An SkvError that wraps another
-// error (a DOMException from OPFS, say) keeps it as `cause`.
+// ran out. busy means another tab or worker has the database open. An `encryption` error names its
+// sub-kind in `reason`: wrong_key, unknown_key_id, key_retired, not_configured (an encrypted
+// database opened without `key`) or not_encrypted (`key` given for a plaintext database). An
+// SkvError that wraps another error (a DOMException from OPFS, say) keeps it as `cause`.
 
 /** @typedef {import('../types/common.js').ErrorCode} ErrorCode */
 
@@ -20,23 +22,33 @@ export const ERROR_CODES = Object.freeze([
 
 /**
  * The part of an error that survives postMessage.
- * @typedef {{ code: ErrorCode, message: string, cause?: { name: string, message: string } }} PlainError
+ * @typedef {import('../types/common.js').EncryptionReason} EncryptionReason
+ * @typedef {{ code: ErrorCode, message: string, reason?: EncryptionReason,
+ *   cause?: { name: string, message: string } }} PlainError
  */
+
+/** @type {readonly EncryptionReason[]} */
+export const ENCRYPTION_REASONS = Object.freeze([
+  'wrong_key', 'unknown_key_id', 'key_retired', 'not_configured', 'not_encrypted',
+]);
 
 export class SkvError extends Error {
   /** @type {'SkvError'} */
   name = 'SkvError';
   /** @type {ErrorCode} */
   code;
+  /** @type {EncryptionReason | undefined} for code 'encryption': the sub-kind */
+  reason;
 
   /**
    * @param {ErrorCode} code
    * @param {string} message
-   * @param {{ cause?: unknown }} [options]
+   * @param {{ cause?: unknown, reason?: EncryptionReason }} [options]
    */
   constructor(code, message, options) {
     super(message, options);
     this.code = code;
+    if (options && options.reason !== undefined) this.reason = options.reason;
   }
 
   // A plain object that survives postMessage (Error subclasses lose their class on the way; the
@@ -45,6 +57,7 @@ export class SkvError extends Error {
   toJSON() {
     /** @type {PlainError} */
     const plain = { code: this.code, message: this.message };
+    if (this.reason !== undefined) plain.reason = this.reason;
     const cause = /** @type {any} */ (this.cause);
     if (cause !== undefined) {
       plain.cause = { name: String(cause?.name ?? 'Error'), message: String(cause?.message ?? cause) };
@@ -54,10 +67,11 @@ export class SkvError extends Error {
 
   /** @param {PlainError} plain */
   static from(plain) {
-    if (!plain.cause) return new SkvError(plain.code, plain.message);
+    const reason = plain.reason;
+    if (!plain.cause) return new SkvError(plain.code, plain.message, { reason });
     const cause = new Error(plain.cause.message);
     cause.name = plain.cause.name;
-    return new SkvError(plain.code, plain.message, { cause });
+    return new SkvError(plain.code, plain.message, { cause, reason });
   }
 }
 
@@ -74,6 +88,16 @@ export function asSkvError(e) {
   const message = err && err.message !== undefined ? String(err.message) : String(e);
   const code = name === 'QuotaExceededError' ? 'quota' : 'io';
   return new SkvError(code, `${name}: ${message}`, { cause: e });
+}
+
+/**
+ * The glue's error reason ("" for none) as an SkvError option.
+ * @param {string} reason
+ * @returns {EncryptionReason | undefined}
+ */
+export function reasonOf(reason) {
+  return (/** @type {readonly string[]} */ (ENCRYPTION_REASONS)).includes(reason)
+    ? /** @type {EncryptionReason} */ (reason) : undefined;
 }
 
 /**

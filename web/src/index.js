@@ -26,7 +26,7 @@ import { checkName } from './slots.js';
 import { Rpc } from './rpc.js';
 import { Transaction, checkMode, ownedRange } from './client-transaction.js';
 
-export { SkvError, ERROR_CODES } from './errors.js';
+export { SkvError, ERROR_CODES, ENCRYPTION_REASONS } from './errors.js';
 export { Transaction } from './client-transaction.js';
 export { RangeIterator } from './client-range.js';
 
@@ -69,8 +69,16 @@ export async function open(name, options) {
   } else {
     rpc = new Rpc(startWorker());
   }
+  // A key given as bytes travels in a copy whose buffer is transferred: the worker wipes it once
+  // the engine holds the key, and no copy stays here (the caller's array is the caller's).
+  /** @type {Transferable[]} */
+  const transfer = [];
+  if (rest.key instanceof Uint8Array) {
+    rest.key = new Uint8Array(rest.key);
+    transfer.push(rest.key.buffer);
+  }
   try {
-    const id = await rpc.call('open', [name, rest]);
+    const id = await rpc.call('open', [name, rest], transfer);
     return new Database(rpc, id, name, !worker);
   } catch (e) {
     if (!worker) rpc.terminate();

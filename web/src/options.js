@@ -19,7 +19,8 @@ export const MAX_TIMESTAMP = 0x7fffffffffffffffn;
  *   | { kind: 'boolean' } | { kind: 'enum', values: readonly string[] }
  *   | { kind: 'timestamp', min: number }
  *   | { kind: 'object', spec: Spec }
- *   | { kind: 'custom', check: (value: unknown) => string | null }} Rule
+ *   | { kind: 'custom', check: (value: unknown) => string | null }
+ *   | { kind: 'secret', check: (value: unknown) => string | null }} Rule
  * @typedef {{ [name: string]: Rule }} Spec
  */
 
@@ -57,6 +58,43 @@ export const VALUE_LOG_OPTIONS = Object.freeze({
   cacheSize: integer(0, GiB),
 });
 
+/**
+ * What a `key` must be, or null when it is one: a Uint8Array of exactly 32 bytes, or a string of
+ * exactly 64 hex digits (either case).
+ * @param {unknown} v
+ * @returns {string | null}
+ */
+function checkKey(v) {
+  if (v instanceof Uint8Array ? v.length === 32
+    : typeof v === 'string' && /^[0-9a-fA-F]{64}$/.test(v)) {
+    return null;
+  }
+  return 'a Uint8Array of 32 bytes or a string of 64 hex digits';
+}
+
+/**
+ * What a secret value is, for messages: its type and length, never its contents.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function describeSecret(value) {
+  try {
+    if (typeof value === 'string') {
+      return value.length === 64 ? 'a string with a character that is not a hex digit'
+        : `a string of ${value.length} characters`;
+    }
+    if (value instanceof Uint8Array) return `a Uint8Array of ${value.length} bytes`;
+    if (value === null || value === undefined || typeof value === 'boolean') return String(value);
+    if (typeof value === 'object') {
+      return Array.isArray(value) ? 'an array'
+        : `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
+    }
+    return `a ${typeof value}`;
+  } catch {
+    return 'an object that cannot be read';
+  }
+}
+
 /** What open() accepts (the worker API; the client adds `worker`). */
 export const OPEN_OPTIONS = Object.freeze({
   createIfMissing: boolean,
@@ -78,6 +116,8 @@ export const OPEN_OPTIONS = Object.freeze({
   compression: oneOf('zstd', 'none'),
   versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
   valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS }),
+  key: /** @type {Rule} */ ({ kind: 'secret', check: checkKey }),
+  keyId: integer(1, 0xffffffff),
 });
 
 export const COMMIT_OPTIONS = Object.freeze({ durability });
@@ -196,8 +236,14 @@ export function checkOptions(options, spec, what) {
     } catch (e) {
       problem = `valid (checking it threw ${errorText(e)})`;
     }
-    if (problem) throw invalid(`${what}: option ${name} must be ${problem}, not ${describe(value)}`);
+    if (problem) {
+      const shown = rule.kind === 'secret' ? describeSecret(value) : describe(value);
+      throw invalid(`${what}: option ${name} must be ${problem}, not ${shown}`);
+    }
     checked[name] = value;
+  }
+  if (Object.hasOwn(spec, 'keyId') && checked.keyId !== undefined && checked.key === undefined) {
+    throw invalid(`${what}: option keyId needs option key`);
   }
   return /** @type {T} */ (checked);
 }
@@ -224,6 +270,7 @@ function checkRule(rule, value) {
       return typeof value === 'string' && rule.values.includes(value) ? null
         : rule.values.map((v) => `'${v}'`).join(' or ');
     case 'custom':
+    case 'secret':
       return rule.check(value);
     default:
       return 'valid';

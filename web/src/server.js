@@ -98,7 +98,15 @@ const ops = {
    * @param {import('../types/common.js').OpenOptions} options
    */
   async open(name, options) {
-    const db = await open(name, options);
+    let db;
+    try {
+      db = await open(name, options);
+    } finally {
+      // The key arrived as this worker's own copy: wipe it once the engine has its own (a key
+      // given as a string cannot be wiped).
+      const key = options && typeof options === 'object' ? options.key : undefined;
+      if (key instanceof Uint8Array) key.fill(0);
+    }
     const id = nextDb++;
     dbs.set(id, db);
     return id;

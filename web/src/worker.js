@@ -15,5 +15,5 @@
 export { open, deleteDatabase, Database } from './database.js';
 export { Transaction } from './transaction.js';
 export { RangeIterator } from './range.js';
-export { SkvError, ERROR_CODES } from './errors.js';
+export { SkvError, ERROR_CODES, ENCRYPTION_REASONS } from './errors.js';
 export { listDatabases } from './slots.js';

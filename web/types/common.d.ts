@@ -19,10 +19,28 @@ export type ErrorCode =
 
 export declare const ERROR_CODES: readonly ErrorCode[];
 
+/**
+ * The sub-kind of an 'encryption' error (SkvError.reason), the C++ core's EncryptionError:
+ * - wrong_key: the key does not open the database;
+ * - unknown_key_id: a file is sealed under a key id the opener did not give (`keyId`);
+ * - key_retired: the key id may no longer seal new files;
+ * - not_configured: the database is encrypted and open() was given no `key`;
+ * - not_encrypted: `key` was given for a database created without encryption.
+ */
+export type EncryptionReason =
+  | 'wrong_key'
+  | 'unknown_key_id'
+  | 'key_retired'
+  | 'not_configured'
+  | 'not_encrypted';
+
+export declare const ENCRYPTION_REASONS: readonly EncryptionReason[];
+
 /** What an SkvError becomes on its way between the worker and the page. */
 export interface PlainError {
   code: ErrorCode;
   message: string;
+  reason?: EncryptionReason;
   cause?: { name: string; message: string };
 }
 
@@ -31,9 +49,15 @@ export interface PlainError {
  * (across the worker boundary, as an Error with the original's name and message).
  */
 export declare class SkvError extends Error {
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; reason?: EncryptionReason },
+  );
   readonly name: 'SkvError';
   readonly code: ErrorCode;
+  /** For code 'encryption', which one (undefined for every other code). */
+  readonly reason?: EncryptionReason;
   toJSON(): PlainError;
   static from(plain: PlainError): SkvError;
 }
@@ -94,6 +118,18 @@ export interface OpenOptions {
    * steps like compactions. Values already separated stay readable without this option.
    */
   valueLog?: ValueLogOptions;
+  /**
+   * Encryption at rest (docs/web.md, "Encryption"): the 32-byte root key, as a Uint8Array of
+   * exactly 32 bytes or a string of exactly 64 hex digits. A new database is created sealed with
+   * XChaCha20-Poly1305; an existing one must be encrypted and sealed under this key. Refusals are
+   * SkvError 'encryption' with a `reason`: wrong_key, unknown_key_id, not_encrypted (the
+   * database is plaintext); an encrypted database opened without `key` is not_configured.
+   * Messages never repeat the key. The client sends a copy of a Uint8Array key and the worker
+   * wipes it after the open; a string cannot be wiped.
+   */
+  key?: Uint8Array | string;
+  /** The key id `key` is held under: an integer from 1 to 2^32 - 1 (default 1). Needs `key`. */
+  keyId?: number;
 }
 
 export interface ValueLogOptions {
