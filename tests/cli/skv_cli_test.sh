@@ -7,6 +7,7 @@ WORK=${2:?usage: $0 <skv> <scratch dir>}
 rm -rf "$WORK"
 mkdir -p "$WORK"
 DB="$WORK/db"
+unset SKV_KEY_FILE  # the encryption tests below set it where they mean to
 passed=0
 failed=0
 
@@ -45,6 +46,8 @@ expect_exit() {
 }
 
 help=$("$SKV" --help) && grep -q "^usage: skv" <<<"$help" && ok || fail "--help"
+grep -q -- "--key-file PATH" <<<"$help" && grep -q "enc-info <dir>" <<<"$help" && ok \
+  || fail "--help lacks --key-file or enc-info"
 expect_exit "no arguments" 2 "usage" -- "$SKV"
 expect_exit "unknown command" 2 "unknown command" -- "$SKV" frobnicate "$DB"
 expect_exit "wrong arity" 2 "takes 3" -- "$SKV" set "$DB" onlykey
@@ -178,12 +181,217 @@ expect "history after compact" "$(printf '%s\n%s' "$now" "$history_want")" \
   -- "$SKV" history "$VDB" doc
 expect "get-at after compact" "v1" -- "$SKV" get-at "$VDB" doc 199
 
+# Encryption at rest: a database created with a key file is sealed; every command takes
+# --key-file (or SKV_KEY_FILE) and --key-id; a refused key or open changes nothing; enc-info shows
+# the envelopes without a key.
+# snapshot <dir>: every file's name and contents.
+snapshot() { find "$1" -type f -exec sha256sum {} + | sort; }
+# refused <description> <stderr pattern> <dir> -- <command...>: exit 1, the pattern in stderr,
+# and <dir> byte-identical before and after.
+refused() {
+  local what=$1 pattern=$2 dir=$3
+  shift 4
+  local before after
+  before=$(snapshot "$dir")
+  expect_exit "$what" 1 "$pattern" -- "$@"
+  after=$(snapshot "$dir")
+  [[ "$before" == "$after" ]] && ok || fail "$what: the refused command changed $dir"
+}
+EDB="$WORK/edb"
+KEY="$WORK/key"
+head -c 32 /dev/urandom >"$KEY"
+chmod 600 "$KEY"
+WRONG="$WORK/wrong.key"  # 64 hex digits and a newline
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$WRONG"
+echo >>"$WRONG"
+chmod 600 "$WRONG"
+OPEN="$WORK/open.key"  # the right key, readable by everyone
+cp "$KEY" "$OPEN"
+chmod 644 "$OPEN"
+SHORT="$WORK/short.key"
+head -c 31 /dev/urandom >"$SHORT"
+chmod 600 "$SHORT"
+K=(--key-file "$KEY")
+for i in 1 2 3; do
+  expect "encrypted set $i" "" -- "$SKV" set "$EDB" "canary-key-$i" "canary-value-$i" "${K[@]}"
+done
+expect "encrypted get" "canary-value-2" -- "$SKV" get "$EDB" canary-key-2 "${K[@]}"
+expect "encrypted get, SKV_KEY_FILE" "canary-value-2" \
+  -- env SKV_KEY_FILE="$KEY" "$SKV" get "$EDB" canary-key-2
+expect "encrypted set, SKV_KEY_FILE" "" \
+  -- env SKV_KEY_FILE="$KEY" "$SKV" set "$EDB" canary-key-4 canary-value-4
+expect "--key-file wins over SKV_KEY_FILE" "canary-value-4" \
+  -- env SKV_KEY_FILE="$WRONG" "$SKV" get "$EDB" canary-key-4 "${K[@]}"
+expect "encrypted scan" "$(printf 'canary-key-1\tcanary-value-1\ncanary-key-2\tcanary-value-2\ncanary-key-3\tcanary-value-3\ncanary-key-4\tcanary-value-4')" \
+  -- "$SKV" scan "$EDB" "${K[@]}"
+expect "encrypted scan, SKV_KEY_FILE" "$(printf 'canary-key-4\ncanary-key-3')" \
+  -- env SKV_KEY_FILE="$KEY" "$SKV" scan "$EDB" --reverse --limit 2 --keys-only
+expect "encrypted count" "4" -- "$SKV" count "$EDB" "${K[@]}"
+expect "encrypted count, SKV_KEY_FILE" "4" -- env SKV_KEY_FILE="$KEY" "$SKV" count "$EDB"
+expect "encrypted del" "" -- "$SKV" del "$EDB" canary-key-3 "${K[@]}"
+expect "encrypted flush" "flushed $EDB" -- "$SKV" flush "$EDB" "${K[@]}"
+expect "encrypted set after flush" "" -- "$SKV" set "$EDB" canary-key-5 canary-value-5 "${K[@]}"
+expect "encrypted compact" "compacted $EDB" -- env SKV_KEY_FILE="$KEY" "$SKV" compact "$EDB"
+expect "encrypted set after compact" "" \
+  -- "$SKV" set "$EDB" canary-key-6 canary-value-6 "${K[@]}"
+expect "encrypted count after compact" "5" -- "$SKV" count "$EDB" "${K[@]}"
+stats=$("$SKV" stats "$EDB" "${K[@]}" 2>&1) && ok || fail "encrypted stats: $stats"
+# A versioned encrypted database, its key given as hex digits under key id 7.
+EVDB="$WORK/evdb"
+HEXKEY="$WORK/hex.key"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$HEXKEY"
+chmod 600 "$HEXKEY"
+H=(--key-file "$HEXKEY" --key-id 7)
+expect "encrypted versioned set" "" \
+  -- "$SKV" set "$EVDB" doc canary-v1 --versioned --at 100 "${H[@]}"
+expect "encrypted versioned set 2" "" -- "$SKV" set "$EVDB" doc canary-v2 --at 200 "${H[@]}"
+expect "encrypted history" "$(printf '200\tcanary-v2\n100\tcanary-v1')" \
+  -- "$SKV" history "$EVDB" doc "${H[@]}"
+expect "encrypted history, SKV_KEY_FILE" "$(printf '200\tcanary-v2')" \
+  -- env SKV_KEY_FILE="$HEXKEY" "$SKV" history "$EVDB" doc --limit 1 --key-id 7
+expect "encrypted get-at" "canary-v1" -- "$SKV" get-at "$EVDB" doc 150 "${H[@]}"
+expect "encrypted scan --at" "$(printf 'doc\tcanary-v1')" -- "$SKV" scan "$EVDB" --at 150 "${H[@]}"
+expect "encrypted versioned flush" "flushed $EVDB" -- "$SKV" flush "$EVDB" "${H[@]}"
+
+# Refused: no key, a wrong key, a key id not held, a bad key file, a key for a plaintext database.
+# Each names the problem, exits 1 and leaves the directory exactly as it was.
+for cmd in "get $EDB canary-key-1" "set $EDB k v" "del $EDB canary-key-1" "scan $EDB" \
+           "count $EDB" "stats $EDB" "flush $EDB" "compact $EDB" "history $EVDB doc" \
+           "get-at $EVDB doc 150"; do
+  dir=${cmd#* }
+  dir=${dir%% *}
+  # shellcheck disable=SC2086
+  refused "$cmd without a key" "encryption/not_configured: .*encrypted.*--key-file" "$dir" \
+    -- "$SKV" $cmd
+  # shellcheck disable=SC2086
+  refused "$cmd with a wrong key" "encryption/wrong_key" "$dir" \
+    -- "$SKV" $cmd --key-file "$WRONG" --key-id "$([[ $dir == "$EVDB" ]] && echo 7 || echo 1)"
+done
+refused "a key id the database does not use" "encryption/unknown_key_id" "$EDB" \
+  -- "$SKV" get "$EDB" canary-key-1 "${K[@]}" --key-id 2
+refused "SKV_KEY_FILE with a wrong key" "encryption/wrong_key" "$EDB" \
+  -- env SKV_KEY_FILE="$WRONG" "$SKV" count "$EDB"
+refused "a key file others may read" "key file $OPEN .*mode 0644" "$EDB" \
+  -- "$SKV" get "$EDB" canary-key-1 --key-file "$OPEN"
+refused "SKV_KEY_FILE others may read" "key file $OPEN .*mode 0644" "$EDB" \
+  -- env SKV_KEY_FILE="$OPEN" "$SKV" set "$EDB" k v
+refused "a missing key file" "key file $WORK/nokey does not exist" "$EDB" \
+  -- "$SKV" scan "$EDB" --key-file "$WORK/nokey"
+refused "a key file of 31 bytes" "invalid_argument: .*$SHORT" "$EDB" \
+  -- "$SKV" set "$EDB" k v --key-file "$SHORT"
+refused "a key for a plaintext database" "encryption/not_encrypted" "$DB" \
+  -- "$SKV" get "$DB" user:001 "${K[@]}"
+refused "SKV_KEY_FILE on a plaintext database" "encryption/not_encrypted" "$DB" \
+  -- env SKV_KEY_FILE="$KEY" "$SKV" set "$DB" k v
+refused "a bad key file on a plaintext database" "mode 0644" "$DB" \
+  -- "$SKV" count "$DB" --key-file "$OPEN"
+expect_exit "set with a bad key file creates nothing" 1 "mode 0644" \
+  -- "$SKV" set "$WORK/never" k v --key-file "$OPEN"
+[[ ! -e "$WORK/never" ]] && ok || fail "a refused key file created the database"
+expect "the refused commands changed nothing" "5" -- "$SKV" count "$EDB" "${K[@]}"
+expect_exit "--key-id 0" 2 "--key-id needs a number" -- "$SKV" get "$EDB" k "${K[@]}" --key-id 0
+expect_exit "--key-id without a key file" 2 "needs a key file" -- "$SKV" get "$DB" k --key-id 2
+expect_exit "--cipher without a key file" 2 "needs a key file" \
+  -- "$SKV" set "$WORK/never" k v --cipher aes-256-gcm
+expect_exit "an unknown cipher" 2 "--cipher takes" -- "$SKV" set "$WORK/never" k v --cipher rot13
+expect_exit "--cipher is for creating" 2 "'get' does not take --cipher" \
+  -- "$SKV" get "$EDB" k "${K[@]}" --cipher xchacha20-poly1305
+expect_exit "--key-file without a path" 2 "--key-file needs a value" -- "$SKV" get "$EDB" k --key-file
+[[ ! -e "$WORK/never" ]] && ok || fail "a usage error created a database"
+# AES-256-GCM where the CPU has it; refused by name where it does not.
+ADB="$WORK/adb"
+rc=0
+"$SKV" set "$ADB" canary-key-a canary-value-a "${K[@]}" --cipher aes-256-gcm 2>"$WORK/stderr" || rc=$?
+if [[ $rc -eq 0 ]]; then
+  expect "aes-256-gcm get" "canary-value-a" -- "$SKV" get "$ADB" canary-key-a "${K[@]}"
+  expect "aes-256-gcm enc-info" "CURRENT sealed key_id=1 cipher=aes-256-gcm" \
+    -- bash -c "'$SKV' enc-info '$ADB' | head -n 1 | cut -d' ' -f1-4"
+  refused "another cipher than the database's" "aes-256-gcm" "$EDB" \
+    -- "$SKV" set "$EDB" k v "${K[@]}" --cipher aes-256-gcm
+else
+  [[ $rc -eq 1 ]] && grep -q "not_supported: .*aes-256-gcm" "$WORK/stderr" && ok \
+    || fail "aes-256-gcm refused: exit $rc ($(cat "$WORK/stderr"))"
+  [[ ! -e "$ADB" ]] && ok || fail "a refused cipher created the database"
+fi
+
+# enc-info: no key, no writes; every file's envelope.
+before=$(snapshot "$EDB")
+info=$(env -u SKV_KEY_FILE "$SKV" enc-info "$EDB" 2>&1) && ok || fail "enc-info: $info"
+[[ "$before" == "$(snapshot "$EDB")" ]] && ok || fail "enc-info changed the database"
+[[ $(head -n 1 <<<"$info") =~ ^CURRENT\ sealed\ key_id=1\ cipher=xchacha20-poly1305\ db=([0-9a-f]{32})\ manifest=MANIFEST-[0-9]{6,}$ ]] \
+  && ok || fail "enc-info CURRENT line: $(head -n 1 <<<"$info")"
+db_id=${BASH_REMATCH[1]:-none}
+files=$(find "$EDB" -maxdepth 1 -type f -printf '%f\n' | grep -E '^([0-9]{6,}\.(wal|sst|vlog|tmp)|MANIFEST-[0-9]{6,})$' | LC_ALL=C sort)
+[[ -n "$files" ]] && grep -q '\.sst$' <<<"$files" && grep -q '\.wal$' <<<"$files" && ok \
+  || fail "the encrypted database has no table or WAL: [$files]"
+[[ "$(tail -n +2 <<<"$info" | cut -d' ' -f1)" == "$files" ]] && ok \
+  || fail "enc-info lists [$(tail -n +2 <<<"$info" | cut -d' ' -f1)], the directory has [$files]"
+# Every file with a header names the cipher, key 1 and the database; a WAL segment nothing was
+# written to yet is empty, with no header.
+while read -r line; do
+  [[ $line =~ \ kind=(wal|table|manifest|vlog)\ number=[0-9]+\ size=[1-9][0-9]*\ cipher=xchacha20-poly1305\ key_id=1\ db=$db_id$ ||
+     $line =~ ^[0-9]+\.wal\ kind=wal\ number=[0-9]+\ size=0\ header=none ]] \
+    && ok || fail "enc-info line: [$line]"
+done < <(tail -n +2 <<<"$info")
+[[ $(grep -c ' kind=table .* cipher=xchacha20-poly1305 key_id=1 ' <<<"$info") -ge 1 &&
+   $(grep -c ' kind=manifest .* cipher=xchacha20-poly1305 key_id=1 ' <<<"$info") -ge 1 ]] \
+  && ok || fail "enc-info shows no sealed table or manifest: $info"
+expect "enc-info with key id 7" "CURRENT sealed key_id=7" \
+  -- bash -c "'$SKV' enc-info '$EVDB' | head -n 1 | cut -d' ' -f1-3"
+[[ $("$SKV" enc-info "$EVDB" | tail -n +2 | grep -v ' size=0 header=none' |
+     grep -vc ' cipher=xchacha20-poly1305 key_id=7 db=') == 0 ]] \
+  && ok || fail "enc-info key id 7: $("$SKV" enc-info "$EVDB")"
+info=$("$SKV" enc-info "$DB" 2>&1) && ok || fail "enc-info plaintext: $info"
+[[ $(head -n 1 <<<"$info") =~ ^CURRENT\ plain\ manifest=MANIFEST-[0-9]+$ ]] && ok \
+  || fail "enc-info plaintext CURRENT: $(head -n 1 <<<"$info")"
+[[ $(tail -n +2 <<<"$info" | wc -l) -ge 2 ]] && ok || fail "enc-info plaintext lists: $info"
+[[ $(tail -n +2 <<<"$info" | grep -v ' size=0 header=none' |
+     grep -vc ' cipher=none key_id=0 db=0\{32\}$') == 0 ]] && ok \
+  || fail "enc-info plaintext files: $info"
+expect_exit "enc-info on a plain folder" 1 "not an skv database" -- "$SKV" enc-info "$PLAIN"
+expect_exit "enc-info on a missing path" 1 "not an skv database" -- "$SKV" enc-info "$WORK/absent"
+expect_exit "enc-info takes no key" 2 "'enc-info' does not take --key-file" \
+  -- "$SKV" enc-info "$EDB" "${K[@]}"
+# A damaged header is listed with its error; the other files still are.
+DAMAGED="$WORK/damaged"
+cp -r "$EDB" "$DAMAGED"
+sst=$(find "$DAMAGED" -maxdepth 1 -name '*.sst' -printf '%f\n' | head -n 1)
+printf 'XXXX' | dd of="$DAMAGED/$sst" bs=1 seek=0 conv=notrunc status=none
+info=$("$SKV" enc-info "$DAMAGED" 2>&1) && ok || fail "enc-info damaged: $info"
+grep -q "^$sst kind=table .* error=corruption: " <<<"$info" && ok \
+  || fail "enc-info damaged header: $info"
+
+# No file of the encrypted databases holds a key or a value; the plaintext one does (so the
+# search would find them).
+encrypted_dirs=("$EDB" "$EVDB")
+[[ -d "$ADB" ]] && encrypted_dirs+=("$ADB")
+if grep -r -a -l -e canary- "${encrypted_dirs[@]}"; then
+  fail "plaintext in an encrypted database"
+else
+  ok
+fi
+for i in 1 2 3; do
+  expect "plaintext twin set $i" "" -- "$SKV" set "$WORK/twin" "canary-key-$i" "canary-value-$i"
+done
+expect "plaintext twin flush" "flushed $WORK/twin" -- "$SKV" flush "$WORK/twin"
+grep -r -a -q -e canary- "$WORK/twin" && ok || fail "the search finds nothing in a plaintext database"
+# Key bytes never appear in any output (the hex key, through every refusal above included).
+out=$("$SKV" get "$EVDB" doc "${H[@]}" 2>&1; "$SKV" get "$EVDB" doc --key-file "$HEXKEY" 2>&1
+  "$SKV" get "$DB" k --key-file "$HEXKEY" 2>&1; "$SKV" enc-info "$EVDB" 2>&1
+  chmod 644 "$HEXKEY"; "$SKV" get "$EVDB" doc "${H[@]}" 2>&1; chmod 600 "$HEXKEY") || true
+grep -q -i -F -f "$HEXKEY" <<<"$out" && fail "a key appears in the output: $out" || ok
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"
   grep -q "second -> conflict" <<<"$out" && ok || fail "demo round $round shows no conflict: $out"
 done
 expect "demo data readable" '{"handle":"heron","city":"Bergen"}' -- "$SKV" get "$WORK/demo" user:002
+out=$("$SKV" demo "$WORK/edemo" "${K[@]}" 2>&1) && ok || fail "encrypted demo: $out"
+expect "encrypted demo data readable" '{"handle":"heron","city":"Bergen"}' \
+  -- "$SKV" get "$WORK/edemo" user:002 "${K[@]}"
+expect_exit "encrypted demo data needs its key" 1 "encryption/not_configured" \
+  -- "$SKV" get "$WORK/edemo" user:002
 
 echo "skv cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

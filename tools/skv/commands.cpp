@@ -51,17 +51,17 @@ void print_line(std::string_view text) {
 
 }  // namespace
 
-int run_set(const std::string& dir, const std::string& key, const std::string& value,
+int run_set(const Database& db, const std::string& key, const std::string& value,
             std::optional<uint64_t> at, bool versioned) {
-  return with_tree("set", dir, OpenMode{true, versioned}, [&](Session& session) -> Status {
+  return with_tree("set", db, OpenMode{true, versioned}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
     SKV_RETURN_IF_ERROR(at ? tx.set_at(key, value, *at) : tx.set(key, value));
     return session.commit(tx);
   });
 }
 
-int run_get(const std::string& dir, const std::string& key, bool raw) {
-  return with_tree("get", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_get(const Database& db, const std::string& key, bool raw) {
+  return with_tree("get", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get(key));
     if (!value) return Status::not_found("key '" + escape(key) + "'");
@@ -74,8 +74,8 @@ int run_get(const std::string& dir, const std::string& key, bool raw) {
   });
 }
 
-int run_get_at(const std::string& dir, const std::string& key, uint64_t ts, bool raw) {
-  return with_tree("get-at", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw) {
+  return with_tree("get-at", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get_at(key, ts));
     if (!value) {
@@ -90,8 +90,8 @@ int run_get_at(const std::string& dir, const std::string& key, uint64_t ts, bool
   });
 }
 
-int run_history(const std::string& dir, const std::string& key, bool tombstones, uint64_t limit) {
-  return with_tree("history", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_history(const Database& db, const std::string& key, bool tombstones, uint64_t limit) {
+  return with_tree("history", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     HistoryOptions options;
     options.include_tombstones = tombstones;
@@ -105,16 +105,16 @@ int run_history(const std::string& dir, const std::string& key, bool tombstones,
   });
 }
 
-int run_del(const std::string& dir, const std::string& key) {
-  return with_tree("del", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_del(const Database& db, const std::string& key) {
+  return with_tree("del", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin());
     SKV_RETURN_IF_ERROR(tx.del(key));
     return session.commit(tx);
   });
 }
 
-int run_scan(const std::string& dir, const ScanOptions& options) {
-  return with_tree("scan", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_scan(const Database& db, const ScanOptions& options) {
+  return with_tree("scan", db, OpenMode{}, [&](Session& session) -> Status {
     const auto range = bounds(options.range);
     if (!range) return Status::OK();
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
@@ -150,8 +150,8 @@ int run_scan(const std::string& dir, const ScanOptions& options) {
   });
 }
 
-int run_count(const std::string& dir, const KeyRange& key_range) {
-  return with_tree("count", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_count(const Database& db, const KeyRange& key_range) {
+  return with_tree("count", db, OpenMode{}, [&](Session& session) -> Status {
     const auto range = bounds(key_range);
     uint64_t count = 0;
     if (range) {
@@ -163,10 +163,10 @@ int run_count(const std::string& dir, const KeyRange& key_range) {
   });
 }
 
-int run_stats(const std::string& dir) {
-  return with_tree("stats", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_stats(const Database& db) {
+  return with_tree("stats", db, OpenMode{}, [&](Session& session) -> Status {
     const TreeStats st = session.tree().stats();
-    std::printf("path                 %s\n", escape(dir).c_str());
+    std::printf("path                 %s\n", escape(db.dir).c_str());
     std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
     std::printf("memtable_bytes       %" PRIu64 "\n", st.memtable_bytes);
     std::printf("immutable_memtables  %d\n", st.immutable_memtables);
@@ -193,18 +193,18 @@ int run_stats(const std::string& dir) {
   });
 }
 
-int run_flush(const std::string& dir) {
-  return with_tree("flush", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_flush(const Database& db) {
+  return with_tree("flush", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.wait(session.tree().flush()));
-    std::printf("flushed %s\n", escape(dir).c_str());
+    std::printf("flushed %s\n", escape(db.dir).c_str());
     return Status::OK();
   });
 }
 
-int run_compact(const std::string& dir) {
-  return with_tree("compact", dir, /*create=*/false, [&](Session& session) -> Status {
+int run_compact(const Database& db) {
+  return with_tree("compact", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.tree().compact_all());
-    std::printf("compacted %s\n", escape(dir).c_str());
+    std::printf("compacted %s\n", escape(db.dir).c_str());
     return Status::OK();
   });
 }

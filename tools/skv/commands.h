@@ -1,10 +1,14 @@
 // The commands of the skv tool, written against the public API only (skv/skv.h) and the
-// platform the program links (default_platform(): POSIX files and a thread pool natively).
+// platform the program links (default_platform(): POSIX files and a thread pool natively); the
+// one exception is enc-info (enc_info.cpp), which decodes file headers with the format and crypto
+// modules' own code so that it never opens the tree.
 //
-// Every command opens the tree at `dir`, does its work, closes the tree and returns the process
-// exit status: 0 on success, 1 when the work failed (the Status has been printed to stderr as
-// "skv: <command>: <code>: <message>"). Keys and values arrive already unescaped and are printed
-// escaped (escape.h). Writes are committed with Durability::Immediate.
+// Every command but enc-info opens the tree at `db.dir` (with the key of `db.keys` when the
+// database is encrypted), does its work, closes the tree and returns the process exit status: 0 on
+// success, 1 when the work failed (the Status has been printed to stderr as
+// "skv: <command>: <code>: <message>", or "<code>/<sub-kind>" for an encryption error). Keys and
+// values arrive already unescaped and are printed escaped (escape.h). Writes are committed with
+// Durability::Immediate.
 //
 // Thread safety: each command runs on the calling thread; none may run concurrently on the same
 // directory (a second open fails with Busy).
@@ -16,7 +20,26 @@
 #include <optional>
 #include <string>
 
+#include "skv/encryption.h"
+
 namespace skv::cli {
+
+// Where a command finds the key of an encrypted database (docs/encryption.md, "The skv tool").
+struct KeyOptions {
+  // A key file (32 raw bytes or 64 hex digits, mode 0600), read with
+  // SoftwareKeyManager::from_key_file. Empty: no key; the database must not be encrypted.
+  std::string key_file;
+  uint32_t key_id = 1;  // the id the key is held under
+  // The cipher a database created by the command is sealed with (nullopt: XChaCha20-Poly1305).
+  // An existing database must have been created with it.
+  std::optional<CipherSuite> cipher;
+};
+
+// A database as the command line names it: its directory (a path, as typed) and its key.
+struct Database {
+  std::string dir;
+  KeyOptions keys;
+};
 
 // Which keys a scan or count visits: [start, end) intersected with the keys that begin with
 // `prefix` (an empty string means "no bound" for each of the three).
@@ -36,48 +59,55 @@ struct ScanOptions {
 
 // Writes sample users in a few transactions, reads them back, scans both ways, shows a
 // conflict and a rollback, printing each step.
-int run_demo(const std::string& dir);
+int run_demo(const Database& db);
 
 // Sets `key` to `value`, stamped with timestamp `at` when given (set_at: the database must be
 // versioned, NotSupported otherwise). With `versioned`, a database that does not exist is
 // created versioned, keeping every version; one that exists must be versioned (InvalidArgument
 // otherwise). Without it a database opens as it was created, and a new one is not versioned.
-int run_set(const std::string& dir, const std::string& key, const std::string& value,
+int run_set(const Database& db, const std::string& key, const std::string& value,
             std::optional<uint64_t> at, bool versioned);
 
 // Prints the value of `key` (escaped, or the raw bytes without a newline when `raw`). A missing
 // key is a failure (NotFound, exit status 1).
-int run_get(const std::string& dir, const std::string& key, bool raw);
+int run_get(const Database& db, const std::string& key, bool raw);
 
 // As run_get(), for the value `key` had at timestamp `ts` (get_at). NotFound when it had none
 // then; NotSupported on a database that is not versioned.
-int run_get_at(const std::string& dir, const std::string& key, uint64_t ts, bool raw);
+int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw);
 
 // Prints the versions of `key`, newest first (then the later commit first), at most `limit` (0:
 // all): one line per version, its timestamp in decimal, a tab and the escaped value; with
 // `tombstones` a delete is the line "<timestamp> deleted" (no tab, so it never reads as a
 // value). A key without versions prints nothing and succeeds. NotSupported on a database that is
 // not versioned.
-int run_history(const std::string& dir, const std::string& key, bool tombstones, uint64_t limit);
+int run_history(const Database& db, const std::string& key, bool tombstones, uint64_t limit);
 
 // Deletes `key` (deleting a missing key succeeds).
-int run_del(const std::string& dir, const std::string& key);
+int run_del(const Database& db, const std::string& key);
 
 // Prints one line per entry: the escaped key, and unless keys_only a tab and the escaped value.
 // With `at`, the database as it was then (range_at / keys_at; a versioned database).
-int run_scan(const std::string& dir, const ScanOptions& options);
+int run_scan(const Database& db, const ScanOptions& options);
 
 // Prints the number of live keys in the range.
-int run_count(const std::string& dir, const KeyRange& range);
+int run_count(const Database& db, const KeyRange& range);
 
 // Prints the tree's TreeStats and its stored versioning.
-int run_stats(const std::string& dir);
+int run_stats(const Database& db);
 
 // Writes the memtable to a table and waits until it is durable.
-int run_flush(const std::string& dir);
+int run_flush(const Database& db);
 
 // Compacts every level down and waits for it.
-int run_compact(const std::string& dir);
+int run_compact(const Database& db);
+
+// Lists how each file of the database at `dir` is sealed, without a key and without opening the
+// tree: a first line for CURRENT ("sealed" with its key id, cipher and database id, or "plain"),
+// then one line per file whose name file_names.h recognises, in name order, with its kind,
+// number, size and the envelope of its 64-byte header (cipher name, key id, database id in hex),
+// or the error its header gives. Writes nothing. NotFound (exit 1) when `dir` has no CURRENT.
+int run_enc_info(const std::string& dir);
 
 }  // namespace skv::cli
 

@@ -126,11 +126,14 @@ Status demo(Session& session) {
 
 }  // namespace
 
-int run_demo(const std::string& dir) {
-  std::printf("opening %s\n", escape(dir).c_str());
-  const int rc = with_tree("demo", dir, /*create=*/true, demo);
-  if (rc == 0)
-    std::printf("closed %s; try: skv scan %s --prefix user:\n", dir.c_str(), dir.c_str());
+int run_demo(const Database& db) {
+  std::printf("opening %s\n", escape(db.dir).c_str());
+  const int rc = with_tree("demo", db, OpenMode{true, false}, demo);
+  if (rc == 0) {
+    const std::string key = db.keys.key_file.empty() ? "" : " --key-file " + db.keys.key_file;
+    std::printf("closed %s; try: skv scan %s --prefix user:%s\n", db.dir.c_str(), db.dir.c_str(),
+                key.c_str());
+  }
   return rc;
 }
 

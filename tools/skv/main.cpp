@@ -1,9 +1,12 @@
 // skv: the command-line tool. Parses the command line and runs one command (commands.h).
 // Exit status: 0 success, 1 the operation failed (Status printed), 2 bad usage.
+// The key of an encrypted database comes from --key-file, else from the environment variable
+// SKV_KEY_FILE (a path, never a key); the key itself is never printed.
 
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "commands.h"
 #include "escape.h"
+#include "skv/encryption.h"
 #include "skv/options.h"
 
 namespace {
@@ -40,13 +44,26 @@ constexpr char kUsage[] =
     "  stats <dir>                print the tree's counters and level shape\n"
     "  flush <dir>                write the memtable to a table\n"
     "  compact <dir>              compact every level down\n"
+    "  enc-info <dir>             show how each file is sealed (cipher, key id, database id),\n"
+    "                             read from the file headers; needs no key, writes nothing\n"
+    "\n"
+    "Encryption (every command but enc-info):\n"
+    "  --key-file PATH            the database's key: a file of 32 raw bytes or 64 hex digits\n"
+    "                             that only its owner may read (chmod 600); without the option,\n"
+    "                             the path in SKV_KEY_FILE, if set. A database created with a\n"
+    "                             key (by set or demo) is encrypted, one created without is not\n"
+    "  --key-id N                 the key id the key is held under (default 1)\n"
+    "  --cipher C                 set, demo: the cipher of a new database, xchacha20-poly1305\n"
+    "                             (the default) or aes-256-gcm (x86-64 with AES-NI only)\n"
+    "  A key file:  head -c 32 /dev/urandom > key && chmod 600 key\n"
     "\n"
     "Timestamps (TS) are nanoseconds since the Unix epoch, 0 to 9223372036854775807. The\n"
     "versioned commands (--at, get-at, history) need a database created versioned; a database\n"
     "opens as it was created.\n"
     "Keys and values are bytes. Output prints a backslash as \\\\ and any byte outside printable\n"
     "ASCII as \\xNN; arguments are read back the same way (so 'a\\x00b' is a, a zero byte, b).\n"
-    "Exit status: 0 success, 1 failure (not found, I/O, corruption, busy, ...), 2 bad usage.\n";
+    "Exit status: 0 success, 1 failure (not found, I/O, corruption, busy, a refused key, ...),\n"
+    "2 bad usage.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "skv: %s\n(run 'skv --help' for usage)\n", message.c_str());
@@ -81,6 +98,9 @@ struct Args {
   bool tombstones = false;
   bool versioned = false;
   std::optional<uint64_t> at;
+  std::optional<std::string> key_file;
+  std::optional<uint32_t> key_id;
+  std::optional<skv::CipherSuite> cipher;
   std::vector<std::string> flags_seen;
 };
 
@@ -115,9 +135,34 @@ int parse(int argc, char** argv, Args* args) {
     } else if (arg == "--versioned") {
       args->versioned = true;
     } else if (arg == "--prefix" || arg == "--start" || arg == "--end" || arg == "--limit" ||
-               arg == "--at") {
+               arg == "--at" || arg == "--key-file" || arg == "--key-id" || arg == "--cipher") {
       if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
       const std::string_view value = argv[++i];
+      if (arg == "--key-file") {
+        if (value.empty()) return usage_error("--key-file needs a path");
+        args->key_file = std::string(value);  // a path, as typed
+        continue;
+      }
+      if (arg == "--key-id") {
+        const std::optional<uint64_t> id = parse_number(value, UINT32_MAX);
+        if (!id || *id == 0) {
+          return usage_error("--key-id needs a number from 1 to " + std::to_string(UINT32_MAX) +
+                             ", got '" + std::string(value) + "'");
+        }
+        args->key_id = static_cast<uint32_t>(*id);
+        continue;
+      }
+      if (arg == "--cipher") {
+        if (value == skv::cipher_name(skv::CipherSuite::XChaCha20Poly1305)) {
+          args->cipher = skv::CipherSuite::XChaCha20Poly1305;
+        } else if (value == skv::cipher_name(skv::CipherSuite::Aes256Gcm)) {
+          args->cipher = skv::CipherSuite::Aes256Gcm;
+        } else {
+          return usage_error("--cipher takes xchacha20-poly1305 or aes-256-gcm, got '" +
+                             std::string(value) + "'");
+        }
+        continue;
+      }
       if (arg == "--limit") {
         const std::optional<uint64_t> limit = parse_number(value, UINT64_MAX);
         if (!limit) {
@@ -185,18 +230,21 @@ int main(int argc, char** argv) {
     size_t positional;  // including <dir>
     const char* flags;
   };
+  // Every command that opens the database takes --key-file and --key-id; the ones that may
+  // create it take --cipher too.
   static constexpr Shape kShapes[] = {
-      {"demo", 1, ""},
-      {"set", 3, "--at --versioned"},
-      {"get", 2, "--raw"},
-      {"get-at", 3, "--raw"},
-      {"history", 2, "--tombstones --limit"},
-      {"del", 2, ""},
-      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only --at"},
-      {"count", 1, "--prefix --start --end"},
-      {"stats", 1, ""},
-      {"flush", 1, ""},
-      {"compact", 1, ""},
+      {"demo", 1, "--key-file --key-id --cipher"},
+      {"set", 3, "--at --versioned --key-file --key-id --cipher"},
+      {"get", 2, "--raw --key-file --key-id"},
+      {"get-at", 3, "--raw --key-file --key-id"},
+      {"history", 2, "--tombstones --limit --key-file --key-id"},
+      {"del", 2, "--key-file --key-id"},
+      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only --at --key-file --key-id"},
+      {"count", 1, "--prefix --start --end --key-file --key-id"},
+      {"stats", 1, "--key-file --key-id"},
+      {"flush", 1, "--key-file --key-id"},
+      {"compact", 1, "--key-file --key-id"},
+      {"enc-info", 1, ""},
   };
   const Shape* shape = nullptr;
   for (const Shape& s : kShapes) {
@@ -210,25 +258,40 @@ int main(int argc, char** argv) {
   if (int rc = check_flags(args, command, shape->flags)) return rc;
   if (pos[0].empty()) return usage_error("the directory must not be empty");
 
-  const std::string& dir = pos[0];
-  if (command == "demo") return skv::cli::run_demo(dir);
-  if (command == "set") return skv::cli::run_set(dir, pos[1], pos[2], args.at, args.versioned);
-  if (command == "get") return skv::cli::run_get(dir, pos[1], args.raw);
+  if (command == "enc-info") return skv::cli::run_enc_info(pos[0]);
+
+  skv::cli::Database db;
+  db.dir = pos[0];
+  if (args.key_file) {
+    db.keys.key_file = *args.key_file;
+  } else if (const char* env = std::getenv("SKV_KEY_FILE"); env != nullptr && *env != '\0') {
+    db.keys.key_file = env;
+  }
+  if (db.keys.key_file.empty() && (args.key_id || args.cipher)) {
+    return usage_error(std::string(args.key_id ? "--key-id" : "--cipher") +
+                       " needs a key file (--key-file PATH or SKV_KEY_FILE)");
+  }
+  if (args.key_id) db.keys.key_id = *args.key_id;
+  db.keys.cipher = args.cipher;
+
+  if (command == "demo") return skv::cli::run_demo(db);
+  if (command == "set") return skv::cli::run_set(db, pos[1], pos[2], args.at, args.versioned);
+  if (command == "get") return skv::cli::run_get(db, pos[1], args.raw);
   if (command == "get-at") {
     const std::optional<uint64_t> ts = parse_timestamp(pos[2]);
     if (!ts) return usage_error("get-at: " + bad_timestamp(pos[2]));
-    return skv::cli::run_get_at(dir, pos[1], *ts, args.raw);
+    return skv::cli::run_get_at(db, pos[1], *ts, args.raw);
   }
   if (command == "history") {
-    return skv::cli::run_history(dir, pos[1], args.tombstones, args.scan.limit);
+    return skv::cli::run_history(db, pos[1], args.tombstones, args.scan.limit);
   }
-  if (command == "del") return skv::cli::run_del(dir, pos[1]);
+  if (command == "del") return skv::cli::run_del(db, pos[1]);
   if (command == "scan") {
     args.scan.at = args.at;
-    return skv::cli::run_scan(dir, args.scan);
+    return skv::cli::run_scan(db, args.scan);
   }
-  if (command == "count") return skv::cli::run_count(dir, args.scan.range);
-  if (command == "stats") return skv::cli::run_stats(dir);
-  if (command == "flush") return skv::cli::run_flush(dir);
-  return skv::cli::run_compact(dir);
+  if (command == "count") return skv::cli::run_count(db, args.scan.range);
+  if (command == "stats") return skv::cli::run_stats(db);
+  if (command == "flush") return skv::cli::run_flush(db);
+  return skv::cli::run_compact(db);
 }

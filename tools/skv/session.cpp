@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <cstdio>
+#include <string>
 #include <utility>
 
 namespace skv::cli {
@@ -20,40 +21,101 @@ Status Session::commit(Transaction& tx) {
   return wait(tx.commit());
 }
 
+const char* encryption_error_name(EncryptionError sub) {
+  switch (sub) {
+    case EncryptionError::None:
+      return "none";
+    case EncryptionError::WrongKey:
+      return "wrong_key";
+    case EncryptionError::UnknownKeyId:
+      return "unknown_key_id";
+    case EncryptionError::KeyRetired:
+      return "key_retired";
+    case EncryptionError::NotConfigured:
+      return "not_configured";
+    case EncryptionError::NotEncrypted:
+      return "not_encrypted";
+  }
+  return "unknown";
+}
+
 void print_error(std::string_view command, const Status& status) {
+  std::string text = code_name(status.code());
+  if (status.encryption_error() != EncryptionError::None) {
+    text += '/';
+    text += encryption_error_name(status.encryption_error());
+  }
+  text += ": " + status.message();
+  switch (status.encryption_error()) {
+    case EncryptionError::NotConfigured:
+      text += " (give its key with --key-file PATH or SKV_KEY_FILE)";
+      break;
+    case EncryptionError::NotEncrypted:
+      text += " (run the command without --key-file, and with SKV_KEY_FILE unset)";
+      break;
+    case EncryptionError::UnknownKeyId:
+      text += " (--key-id names the id the key file's key is held under)";
+      break;
+    default:
+      break;
+  }
   std::fprintf(stderr, "skv: %.*s: %s\n", static_cast<int>(command.size()), command.data(),
-               status.to_string().c_str());
+               text.c_str());
 }
 
 namespace {
 
-// Options::versioning stays unset, so an existing database opens as it was created.
-Result<Tree> open_tree(const std::shared_ptr<Platform>& platform, const std::string& dir,
-                       bool create, bool versioned) {
+// Options::versioning stays unset, so an existing database opens as it was created. `keys` null:
+// no encryption (an encrypted database is refused with NotConfigured).
+Result<Tree> open_tree(const std::shared_ptr<Platform>& platform, const Database& db,
+                       const std::shared_ptr<KeyManager>& keys, bool create, bool versioned) {
   TreeBuilder builder;
-  builder.with_path(dir)
+  builder.with_path(db.dir)
       .with_platform(platform)
       .with_create_if_missing(create)
       .with_default_durability(Durability::Immediate);
   if (versioned) builder.with_versioning(true, 0);
+  if (keys != nullptr) {
+    if (db.keys.cipher) {
+      builder.with_encryption(keys, *db.keys.cipher);
+    } else {
+      builder.with_encryption(keys);
+    }
+  }
   return builder.build();
+}
+
+// The key manager `keys` asks for: null without a key file. Checked before anything opens the
+// database, so a refused key file leaves it untouched.
+Result<std::shared_ptr<KeyManager>> load_keys(const KeyOptions& keys) {
+  if (keys.key_file.empty()) return std::shared_ptr<KeyManager>();
+  if (keys.cipher && !cipher_available(*keys.cipher)) {
+    return Status::not_supported(std::string("the cipher ") + cipher_name(*keys.cipher) +
+                                 " is not available in this build or on this CPU");
+  }
+  // The messages name the path and the problem (mode, size, missing), never key bytes.
+  Result<std::shared_ptr<SoftwareKeyManager>> manager =
+      SoftwareKeyManager::from_key_file(keys.key_file, keys.key_id);
+  if (!manager.ok()) return manager.status();
+  return std::shared_ptr<KeyManager>(std::move(manager).value());
 }
 
 }  // namespace
 
-int with_tree(std::string_view command, const std::string& dir, bool create,
+int with_tree(std::string_view command, const Database& db, OpenMode mode,
               const std::function<Status(Session&)>& body) {
-  return with_tree(command, dir, OpenMode{create, false}, body);
-}
-
-int with_tree(std::string_view command, const std::string& dir, OpenMode mode,
-              const std::function<Status(Session&)>& body) {
+  const std::string& dir = db.dir;
+  Result<std::shared_ptr<KeyManager>> keys = load_keys(db.keys);
+  if (!keys.ok()) {
+    print_error(command, keys.status());
+    return 1;
+  }
   std::shared_ptr<Platform> platform = default_platform();
   // A versioned create: open what exists as it is (with_versioning would replace a stored
   // retention), and only a database that is not there yet is created versioned.
-  Result<Tree> tree = open_tree(platform, dir, mode.create && !mode.versioned, false);
+  Result<Tree> tree = open_tree(platform, db, *keys, mode.create && !mode.versioned, false);
   if (mode.create && mode.versioned && tree.status().is_not_found()) {
-    tree = open_tree(platform, dir, true, true);
+    tree = open_tree(platform, db, *keys, true, true);
   }
   if (tree.ok() && mode.versioned && !tree->versioning().enabled) {
     (void)tree->close();

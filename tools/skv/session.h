@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands.h"
 #include "skv/skv.h"
 
 namespace skv::cli {
@@ -34,8 +35,12 @@ class Session {
   Tree tree_;
 };
 
-// Prints "skv: <command>: <status>" to stderr.
+// Prints "skv: <command>: <code>: <message>" to stderr; an encryption error prints its sub-kind
+// too ("encryption/wrong_key: ..."), and one that a key would cure says how to give it.
 void print_error(std::string_view command, const Status& status);
+
+// Stable lower-case name of an encryption sub-kind ("wrong_key", "not_configured", ...).
+const char* encryption_error_name(EncryptionError sub);
 
 // How a command opens its tree. A database always opens as it was created (versioned or not);
 // `versioned` only decides how a missing one is created.
@@ -44,11 +49,12 @@ struct OpenMode {
   bool versioned = false;  // ... versioned, keeping every version
 };
 
-// Opens the tree at `dir` as `mode` says, runs `body`, then closes the tree. Returns 0 if
+// Opens the tree at `db.dir` as `mode` says, runs `body`, then closes the tree. With a key file in
+// `db.keys`, the key is loaded first (a key file that is missing, the wrong size, or readable by
+// its group or others is refused before the database is touched) and the tree opens with it: an
+// encrypted database opens, a missing one is created encrypted. Returns 0 if loading the key,
 // opening, the body and closing all succeeded; otherwise prints the first error and returns 1.
-int with_tree(std::string_view command, const std::string& dir, OpenMode mode,
-              const std::function<Status(Session&)>& body);
-int with_tree(std::string_view command, const std::string& dir, bool create,
+int with_tree(std::string_view command, const Database& db, OpenMode mode,
               const std::function<Status(Session&)>& body);
 
 }  // namespace skv::cli
