@@ -19,6 +19,13 @@
 // Offsets: every byte of small files; for larger ones the 64-byte header, the last 96 bytes
 // (table footer and properties, last log records) and a stride over the middle, plus random
 // offsets from a fixed seed. A failure prints the file, offset and mask that replay it.
+//
+// The same sweep runs over an encrypted copy of the database (the same history, opened
+// with_encryption under a fixed key): there every unit is sealed, so a flip inside one must fail
+// its authentication and be reported as Corruption naming the file, a flip in a header's envelope
+// (cipher, key id, salt, database id, key check value) a named error (Corruption, or Encryption
+// such as WrongKey or UnknownKeyId, or NotSupported, naming the file), and still never a wrong
+// value. Its offsets are sampled more sparsely to keep the suite's time reasonable.
 
 #include <algorithm>
 #include <cinttypes>
@@ -29,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "skv/encryption.h"
 #include "support/tree_fixture.h"
 #include "util/status_macros.h"
 
@@ -82,8 +90,20 @@ Model model_after(uint64_t n) {
   return m;
 }
 
-TreeBuilder builder(std::shared_ptr<Platform> p, Compression compression) {
+// The key manager of the encrypted variant: one fixed key, id 1.
+std::shared_ptr<KeyManager> fixed_keys() {
+  static const std::shared_ptr<KeyManager> keys = [] {
+    Result<std::shared_ptr<SoftwareKeyManager>> m = SoftwareKeyManager::from_hex(
+        "00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210");
+    REQUIRE(m.ok());
+    return std::shared_ptr<KeyManager>(*m);
+  }();
+  return keys;
+}
+
+TreeBuilder builder(std::shared_ptr<Platform> p, Compression compression, bool encrypted) {
   TreeBuilder b;
+  if (encrypted) b.with_encryption(fixed_keys());
   b.with_path(kPath)
       .with_platform(std::move(p))
       .with_memtable_size(48 * 1024)
@@ -110,6 +130,7 @@ struct StoredFile {
 };
 
 struct Snapshot {
+  bool encrypted = false;  // written with_encryption(fixed_keys())
   std::vector<StoredFile> files;
   std::string current;
   uint64_t commits = 0;  // commits 0..commits-1 were made, the last ones only in the WAL
@@ -138,8 +159,8 @@ void commit_range(const Tree& tree, MemoryPlatform* p, uint64_t from, uint64_t t
 //   1. zstd: commits, compacted into L1 (compaction outputs, zstd);
 //   2. no compression, L0 compactions held off: flushes every 100 commits (L0, uncompressed);
 //   3. zstd: a few commits flushed (L0, zstd), then commits left in the WAL only.
-const Snapshot& original() {
-  static const Snapshot* snap = [] {
+Snapshot* make_original(bool encrypted) {
+  {
     auto p = std::make_shared<MemoryPlatform>();
     Rng rng(kSeed);
     const uint64_t first = 400, second = 800, third = 850, total = 890;
@@ -149,14 +170,15 @@ const Snapshot& original() {
       require_ok(f.wait());
     };
     {
-      Tree tree = open_or_fail(builder(p, Compression::Zstd));
+      Tree tree = open_or_fail(builder(p, Compression::Zstd, encrypted));
       commit_range(tree, p.get(), 0, first, &rng);
       p->queue_executor()->run_all();
       require_ok(tree.compact_all());
       require_ok(tree.close());
     }
     {
-      Tree tree = open_or_fail(builder(p, Compression::None).with_l0_compaction_trigger(8));
+      Tree tree =
+          open_or_fail(builder(p, Compression::None, encrypted).with_l0_compaction_trigger(8));
       p->queue_executor()->run_all();
       for (uint64_t id = first; id < second; id += 100) {
         commit_range(tree, nullptr, id, id + 100, &rng);
@@ -165,7 +187,8 @@ const Snapshot& original() {
       require_ok(tree.close());
     }
     {
-      Tree tree = open_or_fail(builder(p, Compression::Zstd).with_l0_compaction_trigger(8));
+      Tree tree =
+          open_or_fail(builder(p, Compression::Zstd, encrypted).with_l0_compaction_trigger(8));
       p->queue_executor()->run_all();
       commit_range(tree, nullptr, second, third, &rng);
       flush(tree);
@@ -179,6 +202,7 @@ const Snapshot& original() {
       require_ok(tree.close());
     }
     auto* s = new Snapshot;
+    s->encrypted = encrypted;
     s->commits = total;
     s->model = model_after(total);
     s->model_but_last = model_after(total - 1);
@@ -196,8 +220,15 @@ const Snapshot& original() {
     REQUIRE(current.ok());
     s->current = *current;
     return s;
-  }();
-  return *snap;
+  }
+}
+
+// The database the sweeps damage, plaintext or encrypted (built once each).
+const Snapshot& original(bool encrypted = false) {
+  static const Snapshot* plain = make_original(false);
+  if (!encrypted) return *plain;
+  static const Snapshot* sealed = make_original(true);
+  return *sealed;
 }
 
 // A fresh platform holding a copy of the original files.
@@ -245,6 +276,12 @@ struct Candidates {
 
 struct Trial {
   std::string file;  // the damaged file, as messages must name it
+  bool encrypted = false;
+  // Other texts an error may name instead of `file`. In an encrypted database the manifest's
+  // header is checked before CURRENT's MAC (so a wrong key is told by name), so a flipped
+  // database id in CURRENT's seal line is reported by the manifest as naming another database,
+  // and a seal line cut off by a flipped newline as a plaintext CURRENT (NotEncrypted).
+  std::vector<std::string> also_named;
   uint64_t offset = 0;
   uint8_t mask = 0;
   std::vector<std::string> problems;
@@ -254,12 +291,30 @@ struct Trial {
 
   void problem(const std::string& what) { problems.push_back(what); }
 
-  // An error answer: it must be Corruption naming the file.
+  bool names_damage(const Status& s) const {
+    if (s.message().find(file) != std::string::npos) return true;
+    for (const std::string& n : also_named) {
+      if (s.message().find(n) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  // An error answer: it must be Corruption naming the file (in an encrypted database, also an
+  // Encryption error with its sub-kind, or NotSupported, naming the file: a flipped envelope).
   void check_error(const std::string& what, const Status& s) {
     ++errors;
-    if (s.code() != Code::Corruption) {
+    const bool named_encryption =
+        encrypted &&
+        ((s.code() == Code::Encryption && s.encryption_error() != EncryptionError::None) ||
+         s.code() == Code::NotSupported);
+    if (named_encryption) {
+      if (!names_damage(s)) {
+        problem(what + " reports an encryption error without naming " + file + ": " +
+                s.to_string());
+      }
+    } else if (s.code() != Code::Corruption) {
       problem(what + " failed with a code other than corruption: " + s.to_string());
-    } else if (s.message().find(file) == std::string::npos) {
+    } else if (!names_damage(s)) {
       problem(what + " reports corruption without naming " + file + ": " + s.to_string());
     }
   }
@@ -355,7 +410,7 @@ void read_everything(const std::shared_ptr<MemoryPlatform>& p, const Snapshot& s
   Candidates c;
   c.models.push_back(&snap.model);
   if (may_lose_last) c.models.push_back(&snap.model_but_last);
-  Result<Tree> opened = builder(p, Compression::Zstd).build();
+  Result<Tree> opened = builder(p, Compression::Zstd, snap.encrypted).build();
   if (!opened.ok()) {
     t->check_error("open", opened.status());
     return;
@@ -422,12 +477,12 @@ std::vector<uint64_t> offsets_for(uint64_t size, uint64_t all_below, uint64_t st
   return {out.begin(), out.end()};
 }
 
-void sweep_offsets(const StoredFile& f, const std::vector<uint64_t>& offsets, bool may_lose_last,
-                   Rng* rng, Sweep* sweep) {
-  const Snapshot& snap = original();
+void sweep_offsets(const Snapshot& snap, const StoredFile& f, const std::vector<uint64_t>& offsets,
+                   bool may_lose_last, Rng* rng, Sweep* sweep) {
   for (uint64_t offset : offsets) {
     Trial t;
     t.file = f.name;
+    t.encrypted = snap.encrypted;
     t.offset = offset;
     t.mask = pick_mask(rng, sweep->trials);
     std::shared_ptr<MemoryPlatform> p = restore(snap);
@@ -437,12 +492,13 @@ void sweep_offsets(const StoredFile& f, const std::vector<uint64_t>& offsets, bo
   }
 }
 
-void sweep_files(const std::vector<const StoredFile*>& files, uint64_t all_below, uint64_t stride,
-                 int randoms, bool may_lose_last, Sweep* sweep) {
+void sweep_files(const Snapshot& snap, const std::vector<const StoredFile*>& files,
+                 uint64_t all_below, uint64_t stride, int randoms, bool may_lose_last,
+                 Sweep* sweep) {
   Rng rng(kSeed ^ files.size());
   for (const StoredFile* f : files) {
-    sweep_offsets(*f, offsets_for(f->bytes.size(), all_below, stride, randoms, &rng), may_lose_last,
-                  &rng, sweep);
+    sweep_offsets(snap, *f, offsets_for(f->bytes.size(), all_below, stride, randoms, &rng),
+                  may_lose_last, &rng, sweep);
   }
 }
 
@@ -472,9 +528,10 @@ void report(const char* what, const Sweep& sweep) {
   CHECK(sweep.failures.empty());
 }
 
-std::vector<const StoredFile*> files_where(bool (*pred)(const StoredFile&)) {
+std::vector<const StoredFile*> files_where(bool (*pred)(const StoredFile&),
+                                           const Snapshot& snap = original()) {
   std::vector<const StoredFile*> out;
-  for (const StoredFile& f : original().files) {
+  for (const StoredFile& f : snap.files) {
     if (pred(f)) out.push_back(&f);
   }
   return out;
@@ -485,96 +542,158 @@ bool is_wal(const StoredFile& f) { return ends_with(f.name, ".wal"); }
 bool is_manifest(const StoredFile& f) { return f.name.rfind("MANIFEST-", 0) == 0; }
 bool is_vlog(const StoredFile& f) { return ends_with(f.name, ".vlog"); }
 
-}  // namespace
+// How densely a sweep samples: the plaintext database is swept as before, the encrypted one
+// more sparsely (each unit is authenticated whole, so fewer offsets per unit say as much).
+struct Density {
+  uint64_t all_below = 512;    // every byte of smaller tables and value logs
+  uint64_t stride = 61;        // tables and value logs: a stride through the middle
+  int randoms = 40;            // ... and random offsets
+  uint64_t wal_stride = 7;     // WAL segments
+  int wal_randoms = 60;        //
+  uint64_t manifest_step = 1;  // manifest: every n-th byte
+  int current_masks = 5;       // CURRENT: masks per byte
+};
 
-TEST_CASE("the database the sweep damages has the shape it needs", "[bitflip]") {
-  const Snapshot& snap = original();
-  std::vector<const StoredFile*> tables = files_where(is_table);
-  std::vector<const StoredFile*> wals = files_where(is_wal);
-  CHECK(tables.size() >= 4);
-  CHECK(files_where(is_manifest).size() == 1);
-  CHECK(files_where(is_vlog).size() >= 2);
-  // Both kinds of table: some hold zstd frames (magic 28 b5 2f fd), some none.
-  int zstd = 0;
-  for (const StoredFile* f : tables) {
-    if (f->bytes.find("\x28\xb5\x2f\xfd") != std::string::npos) ++zstd;
-  }
-  CHECK(zstd >= 1);
-  CHECK(zstd < static_cast<int>(tables.size()));
-  // The last commits live only in the WAL.
-  uint64_t wal_bytes = 0;
-  for (const StoredFile* f : wals) wal_bytes += f->bytes.size();
-  CHECK(wal_bytes > 1000);
-  CHECK(snap.current.rfind("MANIFEST-", 0) == 0);
-  // The undamaged copy reads back exactly.
-  Trial t;
-  t.file = "(none)";
-  read_everything(restore(snap), snap, false, &t);
-  CHECK(t.opened);
-  CHECK(t.errors == 0);
-  CHECK(t.problems.empty());
-  for (const StoredFile& f : snap.files) {
-    std::printf("bitflip database: %s %zu bytes\n", f.name.c_str(), f.bytes.size());
-  }
+constexpr Density kPlain{};
+constexpr Density kSealed{128, 251, 8, 29, 16, 3, 2};
+
+void sweep_tables(const Snapshot& snap, const Density& d, const char* what) {
+  Sweep sweep;
+  sweep_files(snap, files_where(is_table, snap), d.all_below, d.stride, d.randoms, false, &sweep);
+  report(what, sweep);
 }
 
-TEST_CASE("a flipped byte in a table is caught or harmless", "[bitflip]") {
+void sweep_vlogs(const Snapshot& snap, const Density& d, const char* what) {
   Sweep sweep;
-  sweep_files(files_where(is_table), 512, 61, 40, false, &sweep);
-  report("tables", sweep);
+  sweep_files(snap, files_where(is_vlog, snap), d.all_below, d.stride, d.randoms, false, &sweep);
+  report(what, sweep);
 }
 
-TEST_CASE("a flipped byte in a value log is caught or harmless", "[bitflip][vlog]") {
+// Damage inside the last record of the newest segment is corruption as well, never a torn write
+// that silently drops an acknowledged commit.
+void sweep_wal(const Snapshot& snap, const Density& d, const char* what) {
   Sweep sweep;
-  sweep_files(files_where(is_vlog), 512, 61, 40, false, &sweep);
-  report("value logs", sweep);
-}
-
-TEST_CASE("a flipped byte in a WAL segment is caught or harmless", "[bitflip]") {
-  // Damage inside the last record of the newest segment is corruption as well, never a torn
-  // write that silently drops an acknowledged commit.
-  Sweep sweep;
-  std::vector<const StoredFile*> wals = files_where(is_wal);
+  std::vector<const StoredFile*> wals = files_where(is_wal, snap);
   Rng rng(kSeed);
   for (const StoredFile* f : wals) {
     const bool newest = f == wals.back();  // names sort by number
     const uint64_t tail = last_record_offset(f->bytes);
     std::vector<uint64_t> body, last;
-    for (uint64_t o : offsets_for(f->bytes.size(), 512, 7, 60, &rng)) {
+    for (uint64_t o : offsets_for(f->bytes.size(), 512, d.wal_stride, d.wal_randoms, &rng)) {
       (newest && o >= tail ? last : body).push_back(o);
     }
-    sweep_offsets(*f, body, false, &rng, &sweep);
-    sweep_offsets(*f, last, false, &rng, &sweep);
+    sweep_offsets(snap, *f, body, false, &rng, &sweep);
+    sweep_offsets(snap, *f, last, false, &rng, &sweep);
   }
-  report("WAL", sweep);
+  report(what, sweep);
+}
+
+// The manifest's bytes before its last record (`last` false), or those of the last record.
+void sweep_manifest(const Snapshot& snap, const Density& d, bool last, const char* what) {
+  Sweep sweep;
+  Rng rng(kSeed);
+  for (const StoredFile* f : files_where(is_manifest, snap)) {
+    const uint64_t tail = last_record_offset(f->bytes);
+    std::vector<uint64_t> offsets;
+    const uint64_t from = last ? tail : 0, to = last ? f->bytes.size() : tail;
+    for (uint64_t o = from; o < to; o += d.manifest_step) offsets.push_back(o);
+    sweep_offsets(snap, *f, offsets, false, &rng, &sweep);
+  }
+  report(what, sweep);
+}
+
+void sweep_current(const Snapshot& snap, const Density& d, const char* what) {
+  Sweep sweep;
+  Rng rng(kSeed);
+  int i = 0;
+  for (size_t offset = 0; offset < snap.current.size(); ++offset) {
+    for (int m = 0; m < d.current_masks; ++m) {
+      Trial t;
+      t.file = "CURRENT";
+      t.encrypted = snap.encrypted;
+      if (snap.encrypted) t.also_named = {"MANIFEST-", "the database is not encrypted"};
+      t.offset = offset;
+      t.mask = pick_mask(&rng, i++);
+      std::shared_ptr<MemoryPlatform> p = restore(snap);
+      {
+        Result<std::unique_ptr<Storage>> storage =
+            p->open_storage(kPath, StorageOptions{.create_if_missing = false, .marker = {}});
+        REQUIRE(storage.ok());
+        Result<std::string> current = (*storage)->read_pointer("CURRENT");
+        REQUIRE(current.ok());
+        std::string damaged = *current;
+        damaged[offset] = static_cast<char>(damaged[offset] ^ t.mask);
+        require_ok((*storage)->write_pointer("CURRENT", damaged));
+      }
+      read_everything(p, snap, false, &t);
+      record(&sweep, t);
+    }
+  }
+  report(what, sweep);
+}
+
+// The shape both databases need (see the header comment); the undamaged copy reads back exactly.
+void check_shape(const Snapshot& snap) {
+  std::vector<const StoredFile*> tables = files_where(is_table, snap);
+  std::vector<const StoredFile*> wals = files_where(is_wal, snap);
+  CHECK(tables.size() >= 4);
+  CHECK(files_where(is_manifest, snap).size() == 1);
+  CHECK(files_where(is_vlog, snap).size() >= 2);
+  // The last commits live only in the WAL.
+  uint64_t wal_bytes = 0;
+  for (const StoredFile* f : wals) wal_bytes += f->bytes.size();
+  CHECK(wal_bytes > 1000);
+  Trial t;
+  t.file = "(none)";
+  t.encrypted = snap.encrypted;
+  read_everything(restore(snap), snap, false, &t);
+  CHECK(t.opened);
+  CHECK(t.errors == 0);
+  CHECK(t.problems.empty());
+  for (const StoredFile& f : snap.files) {
+    std::printf("bitflip %s database: %s %zu bytes\n", snap.encrypted ? "encrypted" : "plaintext",
+                f.name.c_str(), f.bytes.size());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the database the sweep damages has the shape it needs", "[bitflip]") {
+  const Snapshot& snap = original();
+  check_shape(snap);
+  // Both kinds of table: some hold zstd frames (magic 28 b5 2f fd), some none.
+  int zstd = 0;
+  std::vector<const StoredFile*> tables = files_where(is_table);
+  for (const StoredFile* f : tables) {
+    if (f->bytes.find("\x28\xb5\x2f\xfd") != std::string::npos) ++zstd;
+  }
+  CHECK(zstd >= 1);
+  CHECK(zstd < static_cast<int>(tables.size()));
+  CHECK(snap.current.rfind("MANIFEST-", 0) == 0);
+}
+
+TEST_CASE("a flipped byte in a table is caught or harmless", "[bitflip]") {
+  sweep_tables(original(), kPlain, "tables");
+}
+
+TEST_CASE("a flipped byte in a value log is caught or harmless", "[bitflip][vlog]") {
+  sweep_vlogs(original(), kPlain, "value logs");
+}
+
+TEST_CASE("a flipped byte in a WAL segment is caught or harmless", "[bitflip]") {
+  sweep_wal(original(), kPlain, "WAL");
 }
 
 TEST_CASE("a flipped byte in the manifest is caught or harmless", "[bitflip]") {
   // Every byte but those of the last record (next test case).
-  Sweep sweep;
-  Rng rng(kSeed);
-  for (const StoredFile* f : files_where(is_manifest)) {
-    std::vector<uint64_t> offsets;
-    for (uint64_t o = 0; o < last_record_offset(f->bytes); ++o) offsets.push_back(o);
-    sweep_offsets(*f, offsets, false, &rng, &sweep);
-  }
-  report("manifest", sweep);
+  sweep_manifest(original(), kPlain, false, "manifest");
 }
 
 // A damaged last manifest record must not pass for a torn write: the edit it holds had taken
 // effect (a flush or compaction deletes what the edit made obsolete only after the manifest is
 // synced), so dropping it would lose data silently.
 TEST_CASE("a flipped byte in the manifest's last record is caught or harmless", "[bitflip]") {
-  Sweep sweep;
-  Rng rng(kSeed);
-  for (const StoredFile* f : files_where(is_manifest)) {
-    std::vector<uint64_t> offsets;
-    for (uint64_t o = last_record_offset(f->bytes); o < f->bytes.size(); ++o) {
-      offsets.push_back(o);
-    }
-    sweep_offsets(*f, offsets, false, &rng, &sweep);
-  }
-  report("manifest last record", sweep);
+  sweep_manifest(original(), kPlain, true, "manifest last record");
 }
 
 // The smallest form of the case above: one commit, one flush, one flipped byte.
@@ -582,7 +701,7 @@ TEST_CASE("a flipped byte in the last manifest record never loses a flushed comm
           "[bitflip]") {
   auto p = std::make_shared<MemoryPlatform>();
   {
-    Tree tree = open_or_fail(builder(p, Compression::None));
+    Tree tree = open_or_fail(builder(p, Compression::None, false));
     Transaction tx = begin_or_fail(tree);
     require_ok(tx.set("k", "v"));
     tx.set_durability(Durability::Immediate);
@@ -604,7 +723,7 @@ TEST_CASE("a flipped byte in the last manifest record never loses a flushed comm
   const uint64_t offset = last_record_offset(*bytes) + 8 + 2;
   INFO(manifest << " offset " << offset << " mask 0x01");
   require_ok(p->flip_byte(kPath, manifest, offset, 0x01));
-  Result<Tree> t = builder(p, Compression::None).build();
+  Result<Tree> t = builder(p, Compression::None, false).build();
   if (!t.ok()) {
     CHECK(t.status().code() == Code::Corruption);
     CHECK(t.status().message().find(manifest) != std::string::npos);
@@ -620,30 +739,44 @@ TEST_CASE("a flipped byte in the last manifest record never loses a flushed comm
 }
 
 TEST_CASE("a flipped byte in CURRENT is caught or harmless", "[bitflip]") {
-  const Snapshot& snap = original();
-  Sweep sweep;
-  Rng rng(kSeed);
-  int i = 0;
-  for (size_t offset = 0; offset < snap.current.size(); ++offset) {
-    for (int m = 0; m < 5; ++m) {
-      Trial t;
-      t.file = "CURRENT";
-      t.offset = offset;
-      t.mask = pick_mask(&rng, i++);
-      std::shared_ptr<MemoryPlatform> p = restore(snap);
-      {
-        Result<std::unique_ptr<Storage>> storage =
-            p->open_storage(kPath, StorageOptions{.create_if_missing = false, .marker = {}});
-        REQUIRE(storage.ok());
-        Result<std::string> current = (*storage)->read_pointer("CURRENT");
-        REQUIRE(current.ok());
-        std::string damaged = *current;
-        damaged[offset] = static_cast<char>(damaged[offset] ^ t.mask);
-        require_ok((*storage)->write_pointer("CURRENT", damaged));
-      }
-      read_everything(p, snap, false, &t);
-      record(&sweep, t);
-    }
+  sweep_current(original(), kPlain, "CURRENT");
+}
+
+// --- The encrypted database: the same history, sealed under fixed_keys(). ---------------------
+
+TEST_CASE("the encrypted database the sweep damages has the shape it needs",
+          "[bitflip][encryption]") {
+  const Snapshot& snap = original(true);
+  check_shape(snap);
+  // Sealed: no file shows a key or a value of the history.
+  for (const StoredFile& f : snap.files) {
+    INFO(f.name);
+    CHECK(f.bytes.find("commit/") == std::string::npos);
+    CHECK(f.bytes.find("value-") == std::string::npos);
   }
-  report("CURRENT", sweep);
+}
+
+TEST_CASE("encrypted: a flipped byte in a table is caught or harmless", "[bitflip][encryption]") {
+  sweep_tables(original(true), kSealed, "encrypted tables");
+}
+
+TEST_CASE("encrypted: a flipped byte in a value log is caught or harmless",
+          "[bitflip][encryption][vlog]") {
+  sweep_vlogs(original(true), kSealed, "encrypted value logs");
+}
+
+TEST_CASE("encrypted: a flipped byte in a WAL segment is caught or harmless",
+          "[bitflip][encryption]") {
+  sweep_wal(original(true), kSealed, "encrypted WAL");
+}
+
+TEST_CASE("encrypted: a flipped byte in the manifest is caught or harmless",
+          "[bitflip][encryption]") {
+  sweep_manifest(original(true), kSealed, false, "encrypted manifest");
+  sweep_manifest(original(true), Density{.manifest_step = 1}, true,
+                 "encrypted manifest last record");
+}
+
+TEST_CASE("encrypted: a flipped byte in CURRENT is caught or harmless", "[bitflip][encryption]") {
+  sweep_current(original(true), kSealed, "encrypted CURRENT");
 }

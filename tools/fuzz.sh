@@ -10,7 +10,7 @@
 #
 # Before fuzzing, each target replays the inputs in tests/fuzz/known/<target>-* (inputs that once
 # found core bugs; they must pass now).
-# Targets: wal_reader block table manifest vlog. Exits nonzero if a build fails or any target finds a
+# Targets: wal_reader block table manifest vlog encrypted. Exits nonzero if a build fails or any target finds a
 # crash, a leak, a timeout or an out-of-memory input; it then prints the reproducer's path and the
 # command that replays it, and keeps the scratch folder. Environment: CC/CXX (default clang-14 /
 # clang++-14), JOBS (build parallelism, default 2), SKV_FUZZ_BUILD_DIR (default ./build-fuzz),
@@ -19,7 +19,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-ALL_TARGETS=(wal_reader block table manifest vlog)
+ALL_TARGETS=(wal_reader block table manifest vlog encrypted)
 seconds=20
 build_only=0
 keep=0
@@ -51,6 +51,7 @@ max_len() {
     table) echo 32768 ;;
     manifest) echo 16384 ;;
     vlog) echo 32768 ;;
+    encrypted) echo 32768 ;;
   esac
 }
 

@@ -45,9 +45,11 @@ namespace skv::fuzz {
 
 // How a file whose header this build will not read is refused: Corruption for damage, or
 // NotSupported, naming it, for a valid header of something this build does not read (an older
-// format version, a cipher).
+// format version, a cipher). The plaintext targets read as a database without a key manager, so
+// a header that says the file is sealed is Encryption/NotConfigured.
 inline bool is_header_refusal(const Status& s) {
-  return s.is_corruption() || s.code() == Code::NotSupported;
+  return s.is_corruption() || s.code() == Code::NotSupported ||
+         (s.code() == Code::Encryption && s.encryption_error() == EncryptionError::NotConfigured);
 }
 
 inline std::string_view as_view(const uint8_t* data, size_t size) {

@@ -4,8 +4,8 @@
 //
 //   skv_fuzz_make_corpus tests/fuzz/corpus
 //
-// writes <dir>/wal_reader/, <dir>/block/, <dir>/table/, <dir>/manifest/ and <dir>/vlog/ (replacing
-// files of the same names).
+// writes <dir>/wal_reader/, <dir>/block/, <dir>/table/, <dir>/manifest/, <dir>/vlog/ and
+// <dir>/encrypted/ (sealed files, sealed_files.h) (replacing files of the same names).
 
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +21,7 @@
 #include "format/internal_key.h"
 #include "fuzz_support.h"
 #include "platform/memory/memory_platform.h"
+#include "sealed_files.h"
 #include "sstable/block_builder.h"
 #include "sstable/block_format.h"
 #include "sstable/table_builder.h"
@@ -348,6 +349,61 @@ void make_vlog() {
   write("vlog", "bare-pointer", pointer);
 }
 
+// --- sealed files (encrypted_fuzz) -------------------------------------------------------------
+
+std::string sealed_log(FileKind kind, uint64_t number, size_t records) {
+  std::string bytes;
+  FileHeader h;
+  h.kind = kind;
+  h.file_number = number;
+  log::Writer w(std::make_unique<fuzz::StringLogFile>("sealed", &bytes), h,
+                fuzz::sealed_cipher(kind, number));
+  const std::vector<std::string> all = fuzz::sealed_log_records(kind);
+  for (size_t i = 0; i < records && i < all.size(); ++i) check(w.add_record(all[i]), "sealed log");
+  check(w.close(), "sealed log close");
+  return bytes;
+}
+
+std::string sealed_table(const TableOptions& o, size_t entries) {
+  std::string bytes;
+  TableBuilder b(o, std::make_unique<fuzz::StringObjectWriter>(&bytes), fuzz::kSealedTableNumber,
+                 fuzz::sealed_cipher(FileKind::Table, fuzz::kSealedTableNumber));
+  const auto all = fuzz::sealed_table_entries();
+  for (size_t i = 0; i < entries && i < all.size(); ++i) {
+    check(b.add(all[i].first, all[i].second), "sealed table add");
+  }
+  check(b.finish(), "sealed table finish");
+  return bytes;
+}
+
+void make_encrypted() {
+  write("encrypted", "wal", sealed_log(FileKind::Wal, fuzz::kSealedWalNumber, 12));
+  write("encrypted", "wal-one-record", sealed_log(FileKind::Wal, fuzz::kSealedWalNumber, 1));
+  std::string torn = sealed_log(FileKind::Wal, fuzz::kSealedWalNumber, 4);
+  torn.resize(torn.size() - 9);
+  write("encrypted", "wal-torn-tail", torn);
+  write("encrypted", "manifest", sealed_log(FileKind::Manifest, fuzz::kSealedManifestNumber, 5));
+  std::string vlog_bytes;
+  {
+    vlog::VlogWriter w(std::make_unique<fuzz::StringLogFile>("sealed", &vlog_bytes),
+                       fuzz::kSealedVlogNumber,
+                       fuzz::sealed_cipher(FileKind::ValueLog, fuzz::kSealedVlogNumber));
+    for (const auto& [k, v] : fuzz::sealed_vlog_entries()) {
+      check(w.add(k, v).status(), "sealed vlog entry");
+    }
+    check(w.close(), "sealed vlog close");
+  }
+  write("encrypted", "vlog", vlog_bytes);
+  TableOptions small;
+  small.block_size = 256;
+  small.compression = Compression::None;
+  write("encrypted", "table", sealed_table(small, 80));
+  TableOptions zstd = small;
+  zstd.compression = Compression::Zstd;
+  write("encrypted", "table-zstd", sealed_table(zstd, 40));
+  write("encrypted", "table-one-entry", sealed_table(small, 1));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -361,6 +417,7 @@ int main(int argc, char** argv) {
   make_table();
   make_manifest();
   make_vlog();
+  make_encrypted();
   std::printf("make_corpus: wrote %zu files, %zu bytes under %s\n", g_files, g_bytes, argv[1]);
   return 0;
 }

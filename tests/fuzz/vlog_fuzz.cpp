@@ -71,9 +71,7 @@ std::vector<uint64_t> fix_entries(std::string* file, size_t start) {
   return out;
 }
 
-bool acceptable_error(const Status& s) {
-  return s.is_corruption() || s.code() == Code::NotSupported;
-}
+bool acceptable_error(const Status& s) { return fuzz::is_header_refusal(s); }
 
 // A point read of an entry guessed at `offset` (lengths and key taken from the bytes there).
 void probe(const VlogReader& reader, const std::string& bytes, uint64_t offset) {

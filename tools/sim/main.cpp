@@ -81,7 +81,8 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       "%llu), %llu reopens, %llu crashes (%llu commits lost), %llu fault phases (%llu faults "
       "injected, %llu read errors), value logs (up to %llu files, up to %llu collections in one "
       "open); %llu versioned seeds: %llu set_at, %llu reads and %llu scans by time, %llu clock "
-      "steps back, %llu timestamp probes, %llu refused opens\n",
+      "steps back, %llu timestamp probes, %llu refused opens; %llu encrypted seeds: %llu key "
+      "rotations, %llu refused opens without a key manager or with a wrong key\n",
       static_cast<unsigned long long>(passed), static_cast<unsigned long long>(args.seeds),
       static_cast<unsigned long long>(args.steps), static_cast<unsigned long long>(s.commits),
       static_cast<unsigned long long>(s.conflicts),
@@ -100,7 +101,10 @@ void print_summary(const Args& args, uint64_t passed, const SimStats& s) {
       static_cast<unsigned long long>(s.timed_scans),
       static_cast<unsigned long long>(s.clock_steps_back),
       static_cast<unsigned long long>(s.ts_probes),
-      static_cast<unsigned long long>(s.refused_opens));
+      static_cast<unsigned long long>(s.refused_opens),
+      static_cast<unsigned long long>(s.encrypted_seeds),
+      static_cast<unsigned long long>(s.key_rotations),
+      static_cast<unsigned long long>(s.refused_encrypted_opens));
 }
 
 SimResult run_seed(const Args& args, uint64_t seed) {

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "tools/sim/sim_encryption.h"
 #include "tools/sim/sim_lifecycle.h"
 #include "tools/sim/sim_scan.h"
 #include "tools/sim/sim_time_ops.h"
@@ -173,6 +174,7 @@ inline SimResult Simulation::run() {
   note("seed %llu, %llu steps", static_cast<unsigned long long>(config_.seed),
        static_cast<unsigned long long>(config_.steps));
   choose_options();
+  choose_encryption();
   // A new database: versioned as the seed says; an unversioned one sometimes says so.
   VersioningOption versioning;
   if (versioned_) {

@@ -15,6 +15,10 @@ inline TreeBuilder Simulation::builder(const VersioningOption& versioning) {
   o.platform = platform_;
   o.path = kPath;
   o.versioning = versioning;
+  if (encrypted_) {
+    o.key_manager = keys_;
+    o.cipher = cipher_;
+  }
   // The format is the same whatever these are, so they change from one open to the next.
   o.compression = rng_.one_in(2) ? Compression::Zstd : Compression::None;
   static const size_t kBlockSizes[] = {256, 512, 1024, 4096};
@@ -73,17 +77,7 @@ inline Simulation::VersioningOption Simulation::draw_versioning_option() {
 // An open with_versioning(!stored enabled): InvalidArgument, and not a byte of the database
 // changes.
 inline bool Simulation::refused_open() {
-  auto files = [this] {
-    std::string out;
-    Result<std::vector<MemoryFileInfo>> list = memory_->list_files(kPath);
-    if (!list.ok()) return show(list.status());
-    for (const MemoryFileInfo& f : *list) {
-      out += f.name + ":" + std::to_string(f.size) + "/" + std::to_string(f.synced_size) +
-             (f.name_durable ? "d " : " ");
-    }
-    return out;
-  };
-  const std::string before = files();
+  const std::string before = file_digest();
   const uint64_t clock = clock_now();
   const Versioning v{!versioned_, rng_.uniform(1'000'000)};
   Result<Tree> t = builder(v).build();
@@ -101,12 +95,31 @@ inline bool Simulation::refused_open() {
                 ") of a database stored " + (versioned_ ? "versioned" : "unversioned") + ": " +
                 show(t.status()) + ", expected invalid_argument");
   }
-  const std::string after = files();
+  const std::string after = file_digest();
   if (after != before) {
     return fail("a refused open changed the database: files were " + before + "; now " + after);
   }
   if (clock_now() != clock) return fail("a refused open read the clock");
   return true;
+}
+
+inline std::string Simulation::file_digest() {
+  std::string out;
+  Result<std::vector<MemoryFileInfo>> list = memory_->list_files(kPath);
+  if (!list.ok()) return show(list.status());
+  for (const MemoryFileInfo& f : *list) {
+    Result<std::string> bytes = memory_->read_file(kPath, f.name);
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+    if (bytes.ok()) {
+      for (char c : *bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    }
+    char hash[24];
+    std::snprintf(hash, sizeof(hash), "#%016llx", static_cast<unsigned long long>(h));
+    out += f.name + ":" + std::to_string(f.size) + "/" + std::to_string(f.synced_size) +
+           (f.name_durable ? "d" : "") + (bytes.ok() ? std::string(hash) : show(bytes.status())) +
+           " ";
+  }
+  return out;
 }
 
 inline void Simulation::reopen(bool crash) {
@@ -165,6 +178,7 @@ inline void Simulation::reopen(bool crash) {
   tree_.reset();
   // Sometimes the open runs with the faults still armed: it may fail, never damage anything.
   if (faults_active_ && !rng_.one_in(3)) stop_faults();
+  if (!encryption_before_open()) return;
   const VersioningOption versioning = draw_versioning_option();
   if (failed() || !open_tree(versioning)) return;
   if (!verify_recovered(crash, synced)) return;

@@ -48,6 +48,9 @@ struct SimStats {
   uint64_t clock_steps_back = 0;  // the clock set back
   uint64_t ts_probes = 0;         // commit timestamps pinned down after a lossy reopen
   uint64_t refused_opens = 0;     // opens with a contradicting with_versioning
+  uint64_t encrypted_seeds = 0;
+  uint64_t key_rotations = 0;            // a new active key, the old ones kept decrypt-only
+  uint64_t refused_encrypted_opens = 0;  // opens without a key manager or with a wrong key
 
   void add(const SimStats& o) {
     steps += o.steps;
@@ -74,6 +77,9 @@ struct SimStats {
     clock_steps_back += o.clock_steps_back;
     ts_probes += o.ts_probes;
     refused_opens += o.refused_opens;
+    encrypted_seeds += o.encrypted_seeds;
+    key_rotations += o.key_rotations;
+    refused_encrypted_opens += o.refused_encrypted_opens;
   }
 };
 

@@ -8,8 +8,9 @@
 // same run.
 //
 // The member functions live in sim_lifecycle.h (opening, closing, crashing, faults),
-// sim_txn_ops.h (transactions), sim_scan.h (iterators) and sim_time_ops.h (the clock, versioned
-// reads and writes); sim.h includes them all and drives the loop.
+// sim_encryption.h (encrypted seeds: refused opens, key rotation), sim_txn_ops.h (transactions),
+// sim_scan.h (iterators) and sim_time_ops.h (the clock, versioned reads and writes); sim.h
+// includes them all and drives the loop.
 //
 // Time: the memory platform's fake clock advances a little every step and sometimes steps back.
 // Every commit reads it once (each reading advances it by one), so the model predicts each
@@ -83,6 +84,9 @@ class Simulation {
   bool open_tree(const VersioningOption& versioning = std::nullopt);
   VersioningOption draw_versioning_option();
   bool refused_open();
+  // Every file of the database: name, size, synced size, whether its name is durable, and a hash
+  // of its bytes. Refused opens must leave it as it was.
+  std::string file_digest();
   void reopen(bool crash);
   void op_reopen() { reopen(false); }
   void op_crash() { reopen(true); }
@@ -95,6 +99,12 @@ class Simulation {
   void op_compact();
   void op_background();
   void op_busy();
+
+  // --- encryption (sim_encryption.h)
+  std::string root_key_bytes(uint32_t key_id, bool wrong) const;
+  void choose_encryption();
+  bool encryption_before_open();
+  bool refused_encrypted_open();
 
   // --- transactions (sim_txn_ops.h)
   Txn* pick_txn(bool for_write = false);
@@ -184,6 +194,12 @@ class Simulation {
   // Versioning: chosen per seed; the retention is what the database stores now.
   bool versioned_ = false;
   uint64_t retention_ = 0;
+
+  // Encryption: chosen per seed. keys_ holds keys 1..active_key_, the last one active.
+  bool encrypted_ = false;
+  std::shared_ptr<SoftwareKeyManager> keys_;
+  uint32_t active_key_ = 0;
+  CipherSuite cipher_ = CipherSuite::XChaCha20Poly1305;
   uint64_t max_clock_ = 0;      // the clock's largest value seen so far (readings are below it)
   uint64_t horizon_floor_ = 0;  // the horizon under earlier retentions
   // Commit timestamps: the last one given out, and the least the engine may now take as the
