@@ -216,6 +216,36 @@ TEST_CASE("a tampered CURRENT is refused by name", "[encryption][tree]") {
   require_ok(with_current(current));
 }
 
+TEST_CASE("two tables whose names are swapped are refused by name before anything is written",
+          "[encryption][tree]") {
+  TempDir dir("enc-swap");
+  const std::string path = dir.sub("db");
+  {
+    Tree tree = open_or_fail(encrypted(path, keys('k')).with_l0_compaction_trigger(8));
+    for (int round = 1; round <= 2; ++round) {
+      Model m;
+      write(tree, &m, 50, round);
+      require_ok(tree.flush().wait());
+    }
+    require_ok(tree.close());
+  }
+  std::vector<fs::path> tables;
+  for (const auto& e : fs::directory_iterator(path)) {
+    if (e.path().extension() == ".sst") tables.push_back(e.path());
+  }
+  REQUIRE(tables.size() >= 2);
+  const fs::path tmp = fs::path(path) / "swap.tmp";
+  fs::rename(tables[0], tmp);
+  fs::rename(tables[1], tables[0]);
+  fs::rename(tmp, tables[1]);
+  const std::string before = dir_snapshot(path);
+  Result<Tree> r = open_with(path, keys('k'));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::Corruption);
+  CHECK(r.status().message().find("header names file number") != std::string::npos);
+  CHECK(dir_snapshot(path) == before);
+}
+
 TEST_CASE("a rotated key seals new files, and old ones stay readable while the key is held",
           "[encryption][tree]") {
   TempDir dir("enc-rotate");

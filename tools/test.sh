@@ -3,8 +3,9 @@
 #   1. native: configure and build ./build (RelWithDebInfo), then ctest (unit, integration,
 #      heavy, CLI and smoke suites) on both cores; then the same core and its unit and heavy
 #      suites built with ASan and UBSan (./build-asan);
-#   2. the installed CMake package and add_subdirectory, from a consumer project, then a short
-#      libFuzzer run of the decoders (clang-14, ASan/UBSan, ./build-fuzz);
+#   2. the installed CMake package and add_subdirectory, from a consumer project; the skv tool
+#      built without encryption (./build-nocrypto); then a short libFuzzer run of the decoders
+#      (clang-14, ASan/UBSan, ./build-fuzz);
 #   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
 #      built from Debian's source packages, cached), then the unit tests and the smoke program
 #      under node; then the npm package (npm ci, npm run build) and the browser end-to-end
@@ -56,6 +57,11 @@ if [[ $MODE != --wasm ]]; then
     ctest --test-dir build-asan -j"$JOBS" -L 'unit|heavy' --output-on-failure --timeout 1200
   stage "CMake consumers (find_package, add_subdirectory)"
   JOBS=$JOBS tools/check-consumer.sh build
+  stage "a build without encryption (SKV_ENCRYPTION=OFF, ./build-nocrypto): no libsodium, key files refused"
+  cmake -S . -B build-nocrypto -G Ninja -DSKV_ENCRYPTION=OFF -DSKV_BUILD_TESTS=OFF \
+    -DSKV_BUILD_TOOLS=ON -DSKV_INSTALL=OFF "${LAUNCH[@]}" >/dev/null
+  cmake --build build-nocrypto -j"$JOBS" --target skv
+  tests/cli/no_encryption_check.sh build-nocrypto
   stage "fuzzing (libFuzzer, short run; tools/fuzz.sh --seconds N for longer)"
   JOBS=$JOBS tools/fuzz.sh --seconds "${SKV_FUZZ_SECONDS:-15}"
   stage "benchmark harnesses, smoke size (the full runs: tools/bench.sh, tools/bench.sh --micro)"

@@ -258,15 +258,25 @@ Status TreeImpl::check_live_file_keys() {
   if (keyring_ == nullptr) return Status();
   // Every live table and value log names its key in its header: read them all now, so a key the
   // manager lacks or a wrong key is refused by name before the open writes anything.
-  std::vector<std::pair<std::string, FileKind>> files;
+  struct LiveFile {
+    std::string name;
+    FileKind kind;
+    uint64_t number;
+  };
+  std::vector<LiveFile> files;
   for (uint64_t n : versions_->live_files())
-    files.emplace_back(table_file_name(n), FileKind::Table);
+    files.push_back({table_file_name(n), FileKind::Table, n});
   for (uint64_t n : versions_->live_vlog_files()) {
-    files.emplace_back(vlog_file_name(n), FileKind::ValueLog);
+    files.push_back({vlog_file_name(n), FileKind::ValueLog, n});
   }
   std::vector<FileHeader> headers;
-  for (const auto& [name, kind] : files) {
-    SKV_ASSIGN_OR_RETURN(FileHeader h, read_file_header(name, kind));
+  for (const LiveFile& f : files) {
+    SKV_ASSIGN_OR_RETURN(FileHeader h, read_file_header(f.name, f.kind));
+    if (h.file_number != f.number) {
+      // Two files swapped or renamed: their sealed units would fail anyway; say so by name now.
+      return Status::corruption(storage_->location() + "/" + f.name +
+                                ": header names file number " + std::to_string(h.file_number));
+    }
     headers.push_back(h);
   }
   std::vector<uint32_t> ids;
@@ -274,7 +284,7 @@ Status TreeImpl::check_live_file_keys() {
   SKV_RETURN_IF_ERROR(keyring_->keys().prepare(ids));
   for (size_t i = 0; i < headers.size(); ++i) {
     SKV_RETURN_IF_ERROR(
-        keyring_->for_existing_file(headers[i], storage_->location() + "/" + files[i].first)
+        keyring_->for_existing_file(headers[i], storage_->location() + "/" + files[i].name)
             .status());
   }
   return Status();
