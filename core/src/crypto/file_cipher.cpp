@@ -1,5 +1,7 @@
 #include "crypto/file_cipher.h"
 
+#include <cstring>
+
 #include "util/coding.h"
 #include "util/status_macros.h"
 
@@ -67,23 +69,30 @@ Result<std::shared_ptr<const FileCipher>> FileCipher::create(const Envelope& env
   c->ad_prefix_.push_back(static_cast<char>(kFormatVersion & 0xff));
   c->ad_prefix_.push_back(static_cast<char>(kFormatVersion >> 8));
   c->ad_prefix_.append(identity);
+  // 51 bytes with the position: always fits the stack buffer seal() and open() use.
+  if (c->ad_prefix_.size() + 8 > kMaxAdSize) return Status::io_error("associated data too long");
   return std::shared_ptr<const FileCipher>(std::move(c));
 }
 
 FileCipher::~FileCipher() = default;
 
-std::string FileCipher::ad(uint64_t position) const {
-  std::string a = ad_prefix_;
-  put_fixed64(&a, position);
-  return a;
+size_t FileCipher::ad(uint64_t position, char* out) const {
+  // Built on the stack: sealing a small WAL record must not allocate.
+  std::memcpy(out, ad_prefix_.data(), ad_prefix_.size());
+  encode_fixed64(out + ad_prefix_.size(), position);
+  return ad_prefix_.size() + 8;
 }
 
 void FileCipher::seal(uint64_t position, std::string_view plaintext, std::string* out) const {
-  crypto::seal(envelope_.suite, key_.data(), position, ad(position), plaintext, out);
+  char a[kMaxAdSize];
+  const size_t n = ad(position, a);
+  crypto::seal(envelope_.suite, key_.data(), position, std::string_view(a, n), plaintext, out);
 }
 
 Status FileCipher::open(uint64_t position, std::string_view sealed, std::string* out) const {
-  if (crypto::open(envelope_.suite, key_.data(), position, ad(position), sealed, out)) {
+  char a[kMaxAdSize];
+  const size_t n = ad(position, a);
+  if (crypto::open(envelope_.suite, key_.data(), position, std::string_view(a, n), sealed, out)) {
     return Status::OK();
   }
   return Status::corruption(label_ + ": sealed unit at offset " + std::to_string(position) +

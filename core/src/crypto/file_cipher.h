@@ -83,7 +83,10 @@ class FileCipher {
 
  private:
   FileCipher() = default;
-  std::string ad(uint64_t position) const;
+  // The associated data of the unit at `position`, written into `out` (kMaxAdSize bytes); returns
+  // its length.
+  size_t ad(uint64_t position, char* out) const;
+  static constexpr size_t kMaxAdSize = 64;
 
   Envelope envelope_;
   FileKind kind_ = FileKind::Wal;
