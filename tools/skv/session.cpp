@@ -21,24 +21,6 @@ Status Session::commit(Transaction& tx) {
   return wait(tx.commit());
 }
 
-const char* encryption_error_name(EncryptionError sub) {
-  switch (sub) {
-    case EncryptionError::None:
-      return "none";
-    case EncryptionError::WrongKey:
-      return "wrong_key";
-    case EncryptionError::UnknownKeyId:
-      return "unknown_key_id";
-    case EncryptionError::KeyRetired:
-      return "key_retired";
-    case EncryptionError::NotConfigured:
-      return "not_configured";
-    case EncryptionError::NotEncrypted:
-      return "not_encrypted";
-  }
-  return "unknown";
-}
-
 void print_error(std::string_view command, const Status& status) {
   std::string text = code_name(status.code());
   if (status.encryption_error() != EncryptionError::None) {

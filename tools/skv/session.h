@@ -39,9 +39,6 @@ class Session {
 // too ("encryption/wrong_key: ..."), and one that a key would cure says how to give it.
 void print_error(std::string_view command, const Status& status);
 
-// Stable lower-case name of an encryption sub-kind ("wrong_key", "not_configured", ...).
-const char* encryption_error_name(EncryptionError sub);
-
 // How a command opens its tree. A database always opens as it was created (versioned or not);
 // `versioned` only decides how a missing one is created.
 struct OpenMode {

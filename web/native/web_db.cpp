@@ -299,21 +299,8 @@ constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 }  // namespace
 
 const char* encryption_reason(const Status& s) {
-  if (s.code() != Code::Encryption) return "";
-  switch (s.encryption_error()) {
-    case EncryptionError::WrongKey:
-      return "wrong_key";
-    case EncryptionError::UnknownKeyId:
-      return "unknown_key_id";
-    case EncryptionError::KeyRetired:
-      return "key_retired";
-    case EncryptionError::NotConfigured:
-      return "not_configured";
-    case EncryptionError::NotEncrypted:
-      return "not_encrypted";
-    default:
-      return "";
-  }
+  if (s.code() != Code::Encryption || s.encryption_error() == EncryptionError::None) return "";
+  return encryption_error_name(s.encryption_error());
 }
 
 namespace {

@@ -53,6 +53,10 @@ enum class EncryptionError : unsigned char {
 // Stable lower-case name of a code ("conflict", "io", ...), used in messages and by bindings.
 const char* code_name(Code code);
 
+// Stable lower-case name of an encryption sub-kind ("wrong_key", "not_configured", ...; "none"
+// for None), used by the skv tool and the browser bindings.
+const char* encryption_error_name(EncryptionError sub);
+
 class [[nodiscard]] Status {
  public:
   // An OK status.

@@ -2,6 +2,24 @@
 
 namespace skv {
 
+const char* encryption_error_name(EncryptionError sub) {
+  switch (sub) {
+    case EncryptionError::None:
+      return "none";
+    case EncryptionError::WrongKey:
+      return "wrong_key";
+    case EncryptionError::UnknownKeyId:
+      return "unknown_key_id";
+    case EncryptionError::KeyRetired:
+      return "key_retired";
+    case EncryptionError::NotConfigured:
+      return "not_configured";
+    case EncryptionError::NotEncrypted:
+      return "not_encrypted";
+  }
+  return "unknown";
+}
+
 const char* code_name(Code code) {
   switch (code) {
     case Code::Ok:
