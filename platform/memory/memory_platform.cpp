@@ -94,29 +94,47 @@ Result<std::unique_ptr<Storage>> MemoryPlatform::open_storage(const std::string&
                                                               const StorageOptions& options) {
   if (path.empty()) return Status::invalid_argument("mem:: empty database path");
   std::string p = normalize_path(path);
+  if (options.read_only && options.create_new) {
+    return Status::invalid_argument("mem:" + p +
+                                    ": open storage: read_only and create_new exclude each other");
+  }
+  const bool create = (options.create_if_missing || options.create_new) && !options.read_only;
   std::lock_guard<std::mutex> lock(mu_);
   std::shared_ptr<MemoryDatabase> db;
   auto it = dbs_.find(p);
   if (it != dbs_.end()) {
+    if (options.create_new) {
+      return Status::invalid_argument(it->second->location +
+                                      ": already exists (a new database needs a path where "
+                                      "nothing is)");
+    }
     db = it->second;
   } else {
-    if (!options.create_if_missing) return no_database(p);
+    if (!create) return no_database(p);
     db = std::make_shared<MemoryDatabase>(p);
     auto q = quotas_.find(p);
     if (q != quotas_.end()) db->quota = q->second;
     dbs_.emplace(p, db);
   }
   std::lock_guard<std::mutex> db_lock(db->mu);
-  if (!options.create_if_missing && !options.marker.empty() &&
-      db->pointers.count(options.marker) == 0) {
+  if (!create && !options.marker.empty() && db->pointers.count(options.marker) == 0) {
     return Status::not_found(db->location + ": not an skv database (it has no " + options.marker +
                              ")");
   }
   if (db->lock_token != 0) return Status::busy(db->location + ": database is already open");
+  if (options.read_only) {
+    ++db->readers;
+    return make_memory_storage(db, 0, true);
+  }
+  if (db->readers != 0) {
+    return Status::busy(db->location +
+                        ": database is open read-only; it cannot be opened for "
+                        "writing meanwhile");
+  }
   uint64_t token = next_token_++;
   db->lock_token = token;
   // Built under the locks, so a concurrent crash() cannot slip between the lock and the handle.
-  return make_memory_storage(db, token);
+  return make_memory_storage(db, token, false);
 }
 
 void MemoryPlatform::crash(uint64_t seed, bool tear) {
@@ -126,6 +144,7 @@ void MemoryPlatform::crash(uint64_t seed, bool tear) {
     std::lock_guard<std::mutex> db_lock(db->mu);
     db->generation.fetch_add(1, std::memory_order_acq_rel);
     db->lock_token = 0;
+    db->readers = 0;
     // Fresh file objects: handles from before the crash keep the old ones and can never reach
     // the state after it.
     MemoryFileMap survivors;
@@ -183,7 +202,7 @@ Status MemoryPlatform::remove_database(const std::string& path) {
   if (it == dbs_.end()) return no_database(p);
   {
     std::lock_guard<std::mutex> db_lock(it->second->mu);
-    if (it->second->lock_token != 0) {
+    if (it->second->lock_token != 0 || it->second->readers != 0) {
       return Status::busy(it->second->location + ": cannot remove an open database");
     }
     // Handles that outlived their Storage must not write into the removed database.

@@ -54,7 +54,8 @@ struct MemoryDatabase {
   MemoryFileMap durable;  // the namespace at the last sync_dir()
   std::map<std::string, std::string> pointers;
   std::atomic<uint64_t> generation{0};  // bumped by crash(); stale handles compare it
-  uint64_t lock_token = 0;              // 0: not open
+  uint64_t lock_token = 0;              // 0: not open for writing
+  int readers = 0;                      // read-only storages open (StorageOptions::read_only)
   uint64_t used = 0;                    // bytes of live files plus pointers
   uint64_t quota = MemoryPlatform::kNoQuota;
 
@@ -76,8 +77,10 @@ struct MemoryDatabase {
 bool memory_is_object_name(std::string_view name);
 bool memory_is_log_name(std::string_view name);
 
-// A Storage over `db` holding the lock `token`; it releases the lock when destroyed.
-std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token);
+// A Storage over `db` holding the lock `token` (or, read-only, one of db->readers); it releases
+// it when destroyed. REQUIRES: db->mu held.
+std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token,
+                                             bool read_only);
 
 }  // namespace skv
 

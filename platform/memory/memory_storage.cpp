@@ -18,6 +18,7 @@ namespace {
 struct Context {
   std::shared_ptr<MemoryDatabase> db;
   uint64_t generation = 0;
+  bool read_only = false;  // StorageOptions::read_only
 
   bool alive() const { return db->generation.load(std::memory_order_acquire) == generation; }
   // Messages of calls that name no file (sync_dir, list) name the database.
@@ -32,6 +33,11 @@ struct Context {
   Status enter(std::string_view name) const {
     if (!alive()) return stale(name);
     return Status::OK();
+  }
+  // The check of every call that creates, changes or removes a file.
+  Status enter_write(std::string_view name) const {
+    if (read_only) return Status::read_only(label(name) + ": the database is open read-only");
+    return enter(name);
   }
   // REQUIRES: db->mu held. Checks the quota for `extra` more bytes.
   Status reserve(std::string_view name, uint64_t extra) const {
@@ -74,7 +80,7 @@ class MemLogFile final : public LogFile {
 
   Status append(std::string_view data) override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter_write(name_));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
@@ -112,7 +118,7 @@ class MemLogFile final : public LogFile {
 
   Status truncate(uint64_t size) override {
     SKV_RETURN_IF_ERROR(check_open());
-    SKV_RETURN_IF_ERROR(ctx_.enter(name_));
+    SKV_RETURN_IF_ERROR(ctx_.enter_write(name_));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name_);
@@ -239,7 +245,7 @@ class MemObjectReader final : public ObjectReader {
 // Removal and listing are the same for both stores (they share one namespace).
 Status remove_file(const Context& ctx, const std::string& name) {
   SKV_RETURN_IF_ERROR(ctx.check_name(name));
-  SKV_RETURN_IF_ERROR(ctx.enter(name));
+  SKV_RETURN_IF_ERROR(ctx.enter_write(name));
   MemoryDatabase& db = *ctx.db;
   std::lock_guard<std::mutex> db_lock(db.mu);
   if (!ctx.alive()) return ctx.stale(name);
@@ -271,7 +277,7 @@ class MemLogStore final : public LogStore {
 
   Result<std::unique_ptr<LogFile>> create(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(name));
+    SKV_RETURN_IF_ERROR(ctx_.enter_write(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -309,7 +315,7 @@ class MemObjectStore final : public ObjectStore {
 
   Result<std::unique_ptr<ObjectWriter>> create(const std::string& name) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(name));
+    SKV_RETURN_IF_ERROR(ctx_.enter_write(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -354,7 +360,12 @@ class MemStorage final : public Storage {
 
   ~MemStorage() override {
     std::lock_guard<std::mutex> db_lock(ctx_.db->mu);
-    if (ctx_.db->lock_token == token_) ctx_.db->lock_token = 0;
+    if (ctx_.read_only) {
+      // A crash() or remove_database() since the open already dropped every reader.
+      if (ctx_.alive() && ctx_.db->readers > 0) --ctx_.db->readers;
+    } else if (ctx_.db->lock_token == token_) {
+      ctx_.db->lock_token = 0;
+    }
   }
 
   const std::string& location() const override { return ctx_.db->location; }
@@ -372,7 +383,7 @@ class MemStorage final : public Storage {
 
   Status write_pointer(const std::string& name, std::string_view contents) override {
     SKV_RETURN_IF_ERROR(ctx_.check_name(name));
-    SKV_RETURN_IF_ERROR(ctx_.enter(name));
+    SKV_RETURN_IF_ERROR(ctx_.enter_write(name));
     MemoryDatabase& db = *ctx_.db;
     std::lock_guard<std::mutex> db_lock(db.mu);
     if (!ctx_.alive()) return ctx_.stale(name);
@@ -415,8 +426,10 @@ bool memory_is_log_name(std::string_view name) {
   return (name[0] >= '0' && name[0] <= '9') || name.substr(0, 9) == "MANIFEST-";
 }
 
-std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token) {
+std::unique_ptr<Storage> make_memory_storage(std::shared_ptr<MemoryDatabase> db, uint64_t token,
+                                             bool read_only) {
   Context ctx;
+  ctx.read_only = read_only;
   ctx.generation = db->generation.load(std::memory_order_acquire);
   ctx.db = std::move(db);
   return std::make_unique<MemStorage>(std::move(ctx), token);

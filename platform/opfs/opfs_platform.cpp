@@ -48,14 +48,25 @@ Result<std::unique_ptr<Storage>> OpfsPlatform::open_storage(const std::string& p
       return Status::busy(location + ": the database is already open");
     }
   }
-  SKV_ASSIGN_OR_RETURN(std::shared_ptr<SlotHandles> handles,
-                       factory_(path, options.create_if_missing));
+  // Read-only is an ordinary open here (the access handles allow one holder): nothing is
+  // created, and the core writes nothing.
+  const bool create = (options.create_if_missing || options.create_new) && !options.read_only;
+  if (options.create_new) {
+    Result<std::shared_ptr<SlotHandles>> existing = factory_(path, false);
+    if (existing.ok()) {
+      return Status::invalid_argument(location +
+                                      ": already exists (a new database needs a name no "
+                                      "database has)");
+    }
+    if (existing.status().code() != Code::NotFound) return existing.status();
+  }
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<SlotHandles> handles, factory_(path, create));
   if (handles == nullptr) {
     return Status::io_error(location + ": the slot handle factory returned no handles");
   }
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<OpfsStorage> storage,
                        OpfsStorage::open(path, std::move(handles), options_));
-  if (!options.create_if_missing && !options.marker.empty()) {
+  if (!create && !options.marker.empty()) {
     Result<std::string> marker = storage->read_pointer(options.marker);
     if (marker.status().code() == Code::NotFound) {
       return Status::not_found(location + ": not an skv database (it has no " + options.marker +

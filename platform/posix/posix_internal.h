@@ -56,7 +56,8 @@ Result<uint64_t> file_size(int fd, const std::string& label);
 
 // The open directory of one database. Owns `fd` and closes it when the last holder lets go.
 struct PosixDir {
-  PosixDir(std::string p, int f, mode_t m) : path(std::move(p)), fd(f), file_mode(m) {}
+  PosixDir(std::string p, int f, mode_t m, bool ro = false)
+      : path(std::move(p)), fd(f), file_mode(m), read_only(ro) {}
   PosixDir(const PosixDir&) = delete;
   PosixDir& operator=(const PosixDir&) = delete;
   ~PosixDir() { close_fd(fd); }
@@ -66,12 +67,16 @@ struct PosixDir {
   // InvalidArgument unless `name` is a plain file name the platform does not reserve (not "LOCK",
   // not ending in ".partial").
   Status check_name(const std::string& name) const;
+  // ReadOnly naming `name` when the directory was opened read-only (StorageOptions::read_only),
+  // else OK. Every call that would create, change or remove a file asks it first.
+  Status check_writable(const std::string& name) const;
   // The names in the directory, except "." and ".." and subdirectories, in no particular order.
   Result<std::vector<std::string>> entries() const;
 
   const std::string path;
   const int fd;
   const mode_t file_mode;  // of every file created in it
+  const bool read_only;    // opened with StorageOptions::read_only: files open O_RDONLY
 };
 
 // File handles over an open descriptor, which they own. `size` is the file's size now.

@@ -146,6 +146,11 @@ Status PosixDir::check_name(const std::string& name) const {
   return Status::OK();
 }
 
+Status PosixDir::check_writable(const std::string& name) const {
+  if (!read_only) return Status::OK();
+  return Status::read_only(label(name) + ": the database is open read-only");
+}
+
 Result<std::vector<std::string>> PosixDir::entries() const {
   int dup_fd = open_at(fd, ".", O_RDONLY | O_DIRECTORY);
   if (dup_fd < 0) return posix_error(path, "list", errno);

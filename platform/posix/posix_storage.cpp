@@ -37,6 +37,7 @@ namespace {
 
 Status remove_file(const PosixDir& dir, const std::string& name) {
   SKV_RETURN_IF_ERROR(dir.check_name(name));
+  SKV_RETURN_IF_ERROR(dir.check_writable(name));
   if (::unlinkat(dir.fd, name.c_str(), 0) != 0) {
     return posix_error(dir.label(name), "remove", errno);
   }
@@ -67,8 +68,12 @@ class PosixLogStore final : public LogStore {
  private:
   Result<std::unique_ptr<LogFile>> open_file(const std::string& name, int flags, const char* op) {
     SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    if (flags != 0) SKV_RETURN_IF_ERROR(dir_->check_writable(name));
     const std::string label = dir_->label(name);
-    int fd = open_at(dir_->fd, name, O_RDWR | O_APPEND | flags, dir_->file_mode);
+    // Read-only: appends, truncates and syncs of the file then fail (EBADF), and a database the
+    // process may only read opens.
+    const int access = dir_->read_only ? O_RDONLY : (O_RDWR | O_APPEND);
+    int fd = open_at(dir_->fd, name, access | flags, dir_->file_mode);
     if (fd < 0) return posix_error(label, op, errno);
     Result<uint64_t> size = file_size(fd, label);
     if (!size.ok()) {
@@ -87,6 +92,7 @@ class PosixObjectStore final : public ObjectStore {
 
   Result<std::unique_ptr<ObjectWriter>> create(const std::string& name) override {
     SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    SKV_RETURN_IF_ERROR(dir_->check_writable(name));
     const std::string label = dir_->label(name);
     const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
     // The partial file is taken first, exclusively, so that of two writers racing for one name
@@ -160,7 +166,13 @@ int lock_description(int fd) {
 #endif
 }
 
-// One database's exclusive lock: an entry of the registry plus the lock on LOCK's description.
+// One database's lock.
+//   - A writer holds an entry of the registry, the lock on LOCK's description, and an exclusive
+//     flock() on a description of the directory itself.
+//   - A reader (StorageOptions::read_only) holds only a shared flock() on a description of the
+//     directory: it creates nothing, not even LOCK, and any number of readers coexist.
+// flock() locks of two descriptions conflict within one process as between processes, so a
+// reader and a writer refuse each other wherever they run.
 class DbLock {
  public:
   DbLock() = default;
@@ -168,6 +180,7 @@ class DbLock {
   DbLock& operator=(const DbLock&) = delete;
   ~DbLock() {
     if (fd_ >= 0) close_fd(fd_);  // releases the lock
+    if (dir_fd_ >= 0) close_fd(dir_fd_);
     if (registered_) {
       LockRegistry& r = lock_registry();
       std::lock_guard<std::mutex> guard(r.mu);
@@ -187,6 +200,9 @@ class DbLock {
     }
     id_ = {st.st_dev, st.st_ino};
     registered_ = true;
+    SKV_RETURN_IF_ERROR(lock_dir(dir, LOCK_EX,
+                                 dir.path + ": database is open read-only (by another handle or "
+                                            "process); it cannot be opened for writing meanwhile"));
     const std::string label = dir.label(PosixPlatform::kLockFileName);
     fd_ =
         open_at(dir.fd, std::string(PosixPlatform::kLockFileName), O_RDWR | O_CREAT, dir.file_mode);
@@ -198,10 +214,30 @@ class DbLock {
     return Status::OK();
   }
 
+  Status acquire_shared(const PosixDir& dir) {
+    return lock_dir(dir, LOCK_SH,
+                    dir.path +
+                        ": database is open for writing (by another handle or process); "
+                        "it cannot be opened read-only meanwhile");
+  }
+
  private:
+  Status lock_dir(const PosixDir& dir, int op, const std::string& busy) {
+    dir_fd_ = open_at(dir.fd, ".", O_RDONLY | O_DIRECTORY);
+    if (dir_fd_ < 0) return posix_error(dir.path, "open database directory", errno);
+    int r;
+    do {
+      r = ::flock(dir_fd_, op | LOCK_NB);
+    } while (r != 0 && errno == EINTR);
+    if (r == 0) return Status::OK();
+    if (errno == EWOULDBLOCK) return Status::busy(busy);
+    return posix_error(dir.path, "lock database directory", errno);
+  }
+
   std::pair<dev_t, ino_t> id_{};
   bool registered_ = false;
   int fd_ = -1;
+  int dir_fd_ = -1;
 };
 
 class PosixStorage final : public Storage {
@@ -215,8 +251,26 @@ class PosixStorage final : public Storage {
 
   Status sync_dir() override { return sync_dir_fd(dir_->fd, dir_->path); }
 
+  // A hard link when `source` is a directory of this platform on the same file system.
+  Status link_from(Storage& source, const std::string& name) override {
+    auto* from = dynamic_cast<PosixStorage*>(&source);
+    if (from == nullptr) return Storage::link_from(source, name);
+    SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    SKV_RETURN_IF_ERROR(dir_->check_writable(name));
+    if (::linkat(from->dir_->fd, name.c_str(), dir_->fd, name.c_str(), 0) == 0) {
+      return Status::OK();
+    }
+    const int err = errno;
+    if (err == EXDEV || err == EPERM || err == EOPNOTSUPP || err == EMLINK) {
+      return Status::not_supported(dir_->label(name) + ": cannot hard-link from " +
+                                   from->dir_->label(name));
+    }
+    return posix_error(dir_->label(name), "link from " + from->dir_->label(name), err);
+  }
+
   Status write_pointer(const std::string& name, std::string_view contents) override {
     SKV_RETURN_IF_ERROR(dir_->check_name(name));
+    SKV_RETURN_IF_ERROR(dir_->check_writable(name));
     const std::string label = dir_->label(name);
     const std::string partial = name + std::string(PosixPlatform::kPartialSuffix);
     std::lock_guard<std::mutex> guard(pointer_mu_);  // one writer of partial files at a time
@@ -337,8 +391,22 @@ Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& 
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   if (p.empty()) return Status::invalid_argument("open storage: empty database path");
+  if (options.read_only && options.create_new) {
+    return Status::invalid_argument(p +
+                                    ": open storage: read_only and create_new exclude each other");
+  }
   const auto file_mode = static_cast<mode_t>(options.file_mode & 0777);
-  if (options.create_if_missing) SKV_RETURN_IF_ERROR(make_dirs(p, dir_mode_for(file_mode)));
+  if (options.create_new) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) == 0) {
+      return Status::invalid_argument(p +
+                                      ": already exists (a new database needs a path where "
+                                      "nothing is)");
+    }
+    if (errno != ENOENT) return posix_error(p, "look for the new database's directory", errno);
+  }
+  const bool create = (options.create_if_missing || options.create_new) && !options.read_only;
+  if (create) SKV_RETURN_IF_ERROR(make_dirs(p, dir_mode_for(file_mode)));
 
   int fd = open_at(AT_FDCWD, p, O_RDONLY | O_DIRECTORY);
   if (fd < 0) {
@@ -346,17 +414,21 @@ Result<std::unique_ptr<Storage>> PosixPlatform::open_storage(const std::string& 
     if (err == ENOENT) return Status::not_found(p + ": no such database (no such directory)");
     return posix_error(p, "open database directory", err);
   }
-  auto dir = std::make_shared<const PosixDir>(p, fd, file_mode);
-  // Without create_if_missing a directory is taken only if it holds a database: nothing (not
-  // even the lock file) is created in any other directory.
+  auto dir = std::make_shared<const PosixDir>(p, fd, file_mode, options.read_only);
+  // Without create_if_missing (and always read-only) a directory is taken only if it holds a
+  // database: nothing (not even the lock file) is created in any other directory.
   Result<bool> marked = has_marker(*dir, options.marker);
   if (!marked.ok()) return marked.status();
-  if (!options.create_if_missing && !options.marker.empty() && !*marked) {
+  if (!create && !options.marker.empty() && !*marked) {
     return Status::not_found(p + ": not an skv database (it has no " + options.marker + ")");
   }
   auto lock = std::make_unique<DbLock>();
-  SKV_RETURN_IF_ERROR(lock->acquire(*dir));
-  if (*marked) remove_own_partials(*dir, options.marker);
+  if (options.read_only) {
+    SKV_RETURN_IF_ERROR(lock->acquire_shared(*dir));
+  } else {
+    SKV_RETURN_IF_ERROR(lock->acquire(*dir));
+    if (*marked) remove_own_partials(*dir, options.marker);
+  }
   return std::unique_ptr<Storage>(std::make_unique<PosixStorage>(std::move(dir), std::move(lock)));
 }
 

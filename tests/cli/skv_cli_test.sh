@@ -381,6 +381,44 @@ out=$("$SKV" get "$EVDB" doc "${H[@]}" 2>&1; "$SKV" get "$EVDB" doc --key-file "
   chmod 644 "$HEXKEY"; "$SKV" get "$EVDB" doc "${H[@]}" 2>&1; chmod 600 "$HEXKEY") || true
 grep -q -i -F -f "$HEXKEY" <<<"$out" && fail "a key appears in the output: $out" || ok
 
+# Read-only commands change no byte of the database (they open it read-only), also when its
+# newest commits are only in its WAL.
+expect "set before read-only" "" -- "$SKV" set "$DB" "ro:key" "ro-value"
+before=$(snapshot "$DB")
+expect "read-only get" "ro-value" -- "$SKV" get "$DB" ro:key
+expect "read-only count" "7" -- "$SKV" count "$DB"
+"$SKV" scan "$DB" >/dev/null 2>&1 && ok || fail "read-only scan"
+"$SKV" stats "$DB" >/dev/null 2>&1 && ok || fail "read-only stats"
+expect "checkpoint" "checkpoint: $DB -> $WORK/cp" -- "$SKV" checkpoint "$DB" "$WORK/cp"
+[[ "$(snapshot "$DB")" == "$before" ]] && ok || fail "read-only commands changed $DB"
+
+# A checkpoint opens as a database with the same data; a target that exists is refused and
+# left as it was; a restore makes a database from a checkpoint.
+expect "checkpoint data" "$("$SKV" scan "$DB")" -- "$SKV" scan "$WORK/cp"
+mkdir -p "$WORK/taken"
+echo "mine" >"$WORK/taken/notes.txt"
+taken=$(snapshot "$WORK/taken")
+expect_exit "checkpoint into a folder that exists" 1 "already exists" \
+  -- "$SKV" checkpoint "$DB" "$WORK/taken"
+[[ "$(snapshot "$WORK/taken")" == "$taken" ]] && ok || fail "a refused checkpoint changed the target"
+expect_exit "checkpoint of a missing database" 1 "skv: checkpoint:" \
+  -- "$SKV" checkpoint "$WORK/absent" "$WORK/cp2"
+[[ ! -e "$WORK/absent" && ! -e "$WORK/cp2" ]] && ok || fail "a refused checkpoint created files"
+expect_exit "checkpoint needs a target" 2 "takes 2" -- "$SKV" checkpoint "$DB"
+expect "restore" "restored: $WORK/cp -> $WORK/restored" -- "$SKV" restore "$WORK/cp" "$WORK/restored"
+expect "restored data" "$("$SKV" scan "$DB")" -- "$SKV" scan "$WORK/restored"
+expect "the restored database takes writes" "" -- "$SKV" set "$WORK/restored" only-here x
+expect_exit "the checkpoint does not see them" 1 "not_found" -- "$SKV" get "$WORK/cp" only-here
+
+# An encrypted database's checkpoint is sealed under the same key.
+expect "encrypted checkpoint" "checkpoint: $EDB -> $WORK/ecp" \
+  -- "$SKV" checkpoint "$EDB" "$WORK/ecp" "${K[@]}"
+expect "encrypted checkpoint data" "$("$SKV" scan "$EDB" "${K[@]}")" \
+  -- "$SKV" scan "$WORK/ecp" "${K[@]}"
+expect_exit "encrypted checkpoint needs its key" 1 "encryption/not_configured" \
+  -- "$SKV" get "$WORK/ecp" canary-key-1
+if grep -rq "canary-value" "$WORK/ecp"; then fail "a value is in the clear in the checkpoint"; else ok; fi
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"

@@ -61,7 +61,7 @@ int run_set(const Database& db, const std::string& key, const std::string& value
 }
 
 int run_get(const Database& db, const std::string& key, bool raw) {
-  return with_tree("get", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("get", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get(key));
     if (!value) return Status::not_found("key '" + escape(key) + "'");
@@ -75,7 +75,7 @@ int run_get(const Database& db, const std::string& key, bool raw) {
 }
 
 int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw) {
-  return with_tree("get-at", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("get-at", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get_at(key, ts));
     if (!value) {
@@ -91,7 +91,7 @@ int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw
 }
 
 int run_history(const Database& db, const std::string& key, bool tombstones, uint64_t limit) {
-  return with_tree("history", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("history", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     HistoryOptions options;
     options.include_tombstones = tombstones;
@@ -114,7 +114,7 @@ int run_del(const Database& db, const std::string& key) {
 }
 
 int run_scan(const Database& db, const ScanOptions& options) {
-  return with_tree("scan", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("scan", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const auto range = bounds(options.range);
     if (!range) return Status::OK();
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
@@ -151,7 +151,7 @@ int run_scan(const Database& db, const ScanOptions& options) {
 }
 
 int run_count(const Database& db, const KeyRange& key_range) {
-  return with_tree("count", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("count", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const auto range = bounds(key_range);
     uint64_t count = 0;
     if (range) {
@@ -164,7 +164,7 @@ int run_count(const Database& db, const KeyRange& key_range) {
 }
 
 int run_stats(const Database& db) {
-  return with_tree("stats", db, OpenMode{}, [&](Session& session) -> Status {
+  return with_tree("stats", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const TreeStats st = session.tree().stats();
     std::printf("path                 %s\n", escape(db.dir).c_str());
     std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
@@ -206,6 +206,16 @@ int run_compact(const Database& db) {
     SKV_RETURN_IF_ERROR(session.tree().compact_all());
     std::printf("compacted %s\n", escape(db.dir).c_str());
     return Status::OK();
+  });
+}
+
+int run_checkpoint(std::string_view command, const Database& db, const std::string& target) {
+  // Read-only: the source keeps every byte, and its WAL is copied, so nothing is flushed.
+  return with_tree(command, db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
+    SKV_RETURN_IF_ERROR(session.tree().checkpoint(target));
+    std::printf("%s: %s -> %s\n", command == "restore" ? "restored" : "checkpoint", db.dir.c_str(),
+                target.c_str());
+    return Status();
   });
 }
 

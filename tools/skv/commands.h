@@ -3,12 +3,14 @@
 // one exception is enc-info (enc_info.cpp), which decodes file headers with the format and crypto
 // modules' own code so that it never opens the tree.
 //
-// Every command but enc-info opens the tree at `db.dir` (with the key of `db.keys` when the
-// database is encrypted), does its work, closes the tree and returns the process exit status: 0 on
-// success, 1 when the work failed (the Status has been printed to stderr as
-// "skv: <command>: <code>: <message>", or "<code>/<sub-kind>" for an encryption error). Keys and
-// values arrive already unescaped and are printed escaped (escape.h). Writes are committed with
-// Durability::Immediate.
+// Commands that only read (get, get-at, history, scan, count, stats, checkpoint, restore) open it
+// read-only (Options::read_only): they change no byte of the database, several may run at once,
+// and none while a writer has it open. Every command but enc-info opens the tree at `db.dir` (with
+// the key of `db.keys` when the database is encrypted), does its work, closes the tree and returns
+// the process exit status: 0 on success, 1 when the work failed (the Status has been printed to
+// stderr as "skv: <command>: <code>: <message>", or "<code>/<sub-kind>" for an encryption error).
+// Keys and values arrive already unescaped and are printed escaped (escape.h). Writes are committed
+// with Durability::Immediate.
 //
 // Thread safety: each command runs on the calling thread; none may run concurrently on the same
 // directory (a second open fails with Busy).
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "skv/encryption.h"
 
@@ -95,6 +98,13 @@ int run_count(const Database& db, const KeyRange& range);
 
 // Prints the tree's TreeStats and its stored versioning.
 int run_stats(const Database& db);
+
+// Writes a checkpoint of the database into `target`, where nothing may exist yet
+// (Tree::checkpoint): the source opens read-only, so no byte of it changes and its unflushed WAL
+// is copied. `command` is "checkpoint" or "restore" (a restore is a checkpoint of a checkpoint
+// into the database's place); it names the command in messages. The copy is encrypted under the
+// same key when the source is.
+int run_checkpoint(std::string_view command, const Database& db, const std::string& target);
 
 // Writes the memtable to a table and waits until it is durable.
 int run_flush(const Database& db);

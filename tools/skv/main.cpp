@@ -44,8 +44,16 @@ constexpr char kUsage[] =
     "  stats <dir>                print the tree's counters and level shape\n"
     "  flush <dir>                write the memtable to a table\n"
     "  compact <dir>              compact every level down\n"
+    "  checkpoint <dir> <target>  copy the database into <target>, a path where nothing is yet;\n"
+    "                             the copy opens as a database (hard links where possible)\n"
+    "  restore <checkpoint> <dir> make <dir>, a path where nothing is yet, a database from a\n"
+    "                             checkpoint\n"
     "  enc-info <dir>             show how each file is sealed (cipher, key id, database id),\n"
     "                             read from the file headers; needs no key, writes nothing\n"
+    "\n"
+    "get, get-at, history, scan, count, stats, checkpoint and restore open the database\n"
+    "read-only: they change none of its bytes, and may run while other readers do (not while a\n"
+    "writer has it open).\n"
     "\n"
     "Encryption (every command but enc-info):\n"
     "  --key-file PATH            the database's key: a file of 32 raw bytes or 64 hex digits\n"
@@ -244,6 +252,8 @@ int main(int argc, char** argv) {
       {"stats", 1, "--key-file --key-id"},
       {"flush", 1, "--key-file --key-id"},
       {"compact", 1, "--key-file --key-id"},
+      {"checkpoint", 2, "--key-file --key-id"},
+      {"restore", 2, "--key-file --key-id"},
       {"enc-info", 1, ""},
   };
   const Shape* shape = nullptr;
@@ -293,5 +303,9 @@ int main(int argc, char** argv) {
   if (command == "count") return skv::cli::run_count(db, args.scan.range);
   if (command == "stats") return skv::cli::run_stats(db);
   if (command == "flush") return skv::cli::run_flush(db);
+  if (command == "checkpoint" || command == "restore") {
+    if (pos[1].empty()) return usage_error("the target directory must not be empty");
+    return skv::cli::run_checkpoint(command, db, pos[1]);
+  }
   return skv::cli::run_compact(db);
 }

@@ -50,11 +50,13 @@ namespace {
 // Options::versioning stays unset, so an existing database opens as it was created. `keys` null:
 // no encryption (an encrypted database is refused with NotConfigured).
 Result<Tree> open_tree(const std::shared_ptr<Platform>& platform, const Database& db,
-                       const std::shared_ptr<KeyManager>& keys, bool create, bool versioned) {
+                       const std::shared_ptr<KeyManager>& keys, bool create, bool versioned,
+                       bool read_only) {
   TreeBuilder builder;
   builder.with_path(db.dir)
       .with_platform(platform)
       .with_create_if_missing(create)
+      .with_read_only(read_only)
       .with_default_durability(Durability::Immediate);
   if (versioned) builder.with_versioning(true, 0);
   if (keys != nullptr) {
@@ -95,9 +97,10 @@ int with_tree(std::string_view command, const Database& db, OpenMode mode,
   std::shared_ptr<Platform> platform = default_platform();
   // A versioned create: open what exists as it is (with_versioning would replace a stored
   // retention), and only a database that is not there yet is created versioned.
-  Result<Tree> tree = open_tree(platform, db, *keys, mode.create && !mode.versioned, false);
+  Result<Tree> tree =
+      open_tree(platform, db, *keys, mode.create && !mode.versioned, false, mode.read_only);
   if (mode.create && mode.versioned && tree.status().is_not_found()) {
-    tree = open_tree(platform, db, *keys, true, true);
+    tree = open_tree(platform, db, *keys, true, true, false);
   }
   if (tree.ok() && mode.versioned && !tree->versioning().enabled) {
     (void)tree->close();

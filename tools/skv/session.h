@@ -44,6 +44,7 @@ void print_error(std::string_view command, const Status& status);
 struct OpenMode {
   bool create = false;     // create the database when it does not exist
   bool versioned = false;  // ... versioned, keeping every version
+  bool read_only = false;  // Options::read_only: the command changes no byte of the database
 };
 
 // Opens the tree at `db.dir` as `mode` says, runs `body`, then closes the tree. With a key file in

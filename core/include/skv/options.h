@@ -88,6 +88,15 @@ struct Options {
   // default_platform(): POSIX files with skv::native (see TreeBuilder::build).
   std::shared_ptr<Platform> platform;
   bool create_if_missing = true;
+  // Open an existing database to read it only (docs/cli.md, "Read-only opens"). The open writes
+  // nothing: the WAL is replayed into memory (a torn tail is skipped, not cut), no file is
+  // created, changed or removed, and no background work runs. The lock is shared: read-only trees
+  // of one database may be open at once, in one process or several, but not beside a tree that
+  // may write (Busy, whichever came second). begin() then starts Mode::ReadOnly transactions;
+  // writes, flush(), compact_all(), collect_vlog_garbage() and rewrite_with_active_key() fail
+  // with Code::ReadOnly. create_if_missing is ignored: a missing database is NotFound. In the
+  // browser the open is exclusive like any other.
+  bool read_only = false;
   // Permission bits of the files the tree creates (POSIX); the directory gets the matching search
   // bits. The default keeps every value readable by the owner only; 0640 or 0644 widen it. Must
   // include 0600 (the tree reads and writes its files) and nothing beyond 0777.

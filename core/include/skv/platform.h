@@ -166,6 +166,17 @@ class Storage {
 
   // Reads a record written by write_pointer. NotFound if there is none.
   virtual Result<std::string> read_pointer(const std::string& name) = 0;
+
+  // Gives this storage the file `name` of `source` (another open storage of the same platform)
+  // without copying its bytes where the platform can: natively a hard link, when both
+  // directories are on one file system. The file must never change afterwards in either storage:
+  // the core links only tables and value log files, which are immutable once written. Durable
+  // after sync_dir(). NotSupported where the platform cannot (the default): the caller then
+  // copies the bytes.
+  virtual Status link_from(Storage& source, const std::string& name) {
+    (void)source;
+    return Status::not_supported(location() + "/" + name + ": this platform cannot link files");
+  }
 };
 
 // Time source. Fakeable in tests and simulation.
@@ -211,6 +222,16 @@ struct StorageOptions {
   // (0600 -> 0700, 0640 -> 0750). The process's umask still applies. Where files have no
   // permissions (the browser, memory) it means nothing.
   uint32_t file_mode = 0600;
+  // Open an existing database to read it only (Options::read_only). Nothing is created, not the
+  // storage, not a lock file (a storage without `marker` is NotFound), and nothing is removed.
+  // The lock is shared: several read-only storages of one database may be open at once, in this
+  // process and in others, but not while a storage that may write is (Busy, either way round).
+  // Calls that would create, change or remove a file fail with ReadOnly. The OPFS platform
+  // treats it as an ordinary, exclusive open (its access handles allow one holder).
+  bool read_only = false;
+  // Create a new storage where nothing exists yet (the target of a checkpoint): InvalidArgument
+  // naming the path when anything is there, and then nothing is created or changed.
+  bool create_new = false;
 };
 
 class Platform {

@@ -208,6 +208,11 @@ class StorageWrapper : public Storage {
   Result<std::string> read_pointer(const std::string& name) override {
     return target_->read_pointer(name);
   }
+  // A wrapped `source` is unwrapped, so two wrapped storages of one platform still link.
+  Status link_from(Storage& source, const std::string& name) override {
+    auto* wrapped = dynamic_cast<StorageWrapper*>(&source);
+    return target_->link_from(wrapped != nullptr ? wrapped->target() : source, name);
+  }
 
   Storage& target() const { return *target_; }
 

@@ -120,6 +120,20 @@ class Tree {
   // database; Closed if close() on another thread stops it.
   Status rewrite_with_active_key() const;
 
+  // Writes a consistent copy of the database into `path`, a directory (natively) or database
+  // name (in the browser) where nothing exists yet, while commits go on (docs/cli.md,
+  // "Checkpoints"). The copy holds exactly the commits acknowledged before the call and possibly
+  // some of those made during it, always a prefix in commit order; it opens as a database of its
+  // own (the same options, versioning and encryption: an encrypted database's checkpoint is
+  // sealed under the same keys). It costs one flush of the memtable; tables and value log files
+  // are hard links where the platform allows (one file system natively), else copies; the
+  // manifest is new. A read-only tree takes no flush: its WAL segments are copied too, which also
+  // makes a checkpoint of a read-only tree a restore (skv restore).
+  // InvalidArgument if something exists at `path` (nothing is created or changed then); a
+  // failure part-way removes the files written and leaves `path` without CURRENT, which no open
+  // takes for a database. Closed if close() on another thread stops it (between two files).
+  Status checkpoint(const std::string& path) const;
+
   TreeStats stats() const;
   // The options the tree was opened with.
   const Options& options() const;
@@ -147,6 +161,8 @@ class TreeBuilder {
   TreeBuilder& with_path(std::string path);
   TreeBuilder& with_platform(std::shared_ptr<Platform> platform);
   TreeBuilder& with_create_if_missing(bool create);
+  // Options::read_only.
+  TreeBuilder& with_read_only(bool read_only);
   TreeBuilder& with_file_mode(uint32_t mode);
   TreeBuilder& with_memtable_size(size_t bytes);
   TreeBuilder& with_max_immutable_memtables(int count);

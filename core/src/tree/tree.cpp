@@ -39,6 +39,7 @@ Future<Status> Tree::flush() const { return impl_->flush(); }
 Status Tree::compact_all() const { return impl_->compact_all(); }
 Status Tree::collect_vlog_garbage() const { return impl_->collect_vlog_garbage(); }
 Status Tree::rewrite_with_active_key() const { return impl_->rewrite_with_active_key(); }
+Status Tree::checkpoint(const std::string& path) const { return impl_->checkpoint(path); }
 TreeStats Tree::stats() const { return impl_->stats(); }
 const Options& Tree::options() const { return impl_->options(); }
 Versioning Tree::versioning() const { return impl_->versioning(); }
@@ -54,6 +55,10 @@ TreeBuilder& TreeBuilder::with_platform(std::shared_ptr<Platform> platform) {
 }
 TreeBuilder& TreeBuilder::with_create_if_missing(bool create) {
   options_.create_if_missing = create;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_read_only(bool read_only) {
+  options_.read_only = read_only;
   return *this;
 }
 TreeBuilder& TreeBuilder::with_file_mode(uint32_t mode) {

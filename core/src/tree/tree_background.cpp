@@ -62,7 +62,7 @@ void TreeImpl::maybe_schedule_work() {
 
 void TreeImpl::wait_for_background(std::unique_lock<std::mutex>& lock) {
   // A manual compaction runs on its caller's thread, in steps: it sees closing_ at the next one.
-  bg_cv_.wait(lock, [&] { return !manual_compaction_; });
+  bg_cv_.wait(lock, [&] { return !manual_compaction_ && checkpoints_ == 0; });
   if (!platform_->executor().concurrent()) return;  // queued tasks see closing_ and do nothing
   bg_cv_.wait(lock, [&] { return !flush_scheduled_ && !compaction_scheduled_; });
 }
@@ -231,6 +231,7 @@ void TreeImpl::end_manual_compaction() {
 
 Status TreeImpl::compact_all() {
   SKV_RETURN_IF_ERROR(check_open());
+  SKV_RETURN_IF_ERROR(check_writable("compact_all"));
   SKV_RETURN_IF_ERROR(flush().wait());
   const Status closing = Status::closed("tree closed during compact_all");
   std::unique_lock<std::mutex> lock(mu_);
@@ -256,6 +257,7 @@ Status TreeImpl::compact_all() {
 
 Status TreeImpl::collect_vlog_garbage() {
   SKV_RETURN_IF_ERROR(check_open());
+  SKV_RETURN_IF_ERROR(check_writable("collect_vlog_garbage"));
   const Status closing = Status::closed("tree closed during collect_vlog_garbage");
   std::unique_lock<std::mutex> lock(mu_);
   SKV_RETURN_IF_ERROR(begin_manual_compaction(lock, closing));

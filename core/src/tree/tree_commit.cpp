@@ -64,6 +64,10 @@ void TreeImpl::schedule(std::function<void()> task) {
 Future<Status> TreeImpl::flush() {
   Promise<Status> done;
   Future<Status> f = done.future();
+  if (Status s = check_writable("flush"); !s.ok()) {
+    done.set(s);
+    return f;
+  }
   // A barrier: it runs on the commit leader between groups, so the memtable it freezes holds
   // every commit queued before the flush and none after.
   pipeline_->barrier([this, done](const Status& stopped) {

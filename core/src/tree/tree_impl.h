@@ -87,8 +87,12 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   TreeStats stats();
   Status close();
 
+  Status checkpoint(const std::string& path);  // Tree::checkpoint (tree_checkpoint.cpp)
+
   // --- TransactionHost (txn/transaction_host.h) ---
   Status check_open() const override;
+  // ReadOnly naming `what` when the tree was opened read-only (Options::read_only).
+  Status check_writable(const char* what) const;
   void release_snapshot(SequenceNumber seq) override { snapshots_.release(seq); }
   Status get(std::string_view key, SequenceNumber snapshot, std::string* value,
              bool* found) override;
@@ -231,6 +235,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   bool flush_scheduled_ = false;
   bool compaction_scheduled_ = false;
   bool manual_compaction_ = false;  // compact_all() runs (close() waits for it)
+  int checkpoints_ = 0;             // checkpoint() calls copying files (close() waits for them)
   // Input bytes compact_all() reads between two looks at closing_.
   static constexpr uint64_t kManualCompactionStepBytes = 4u << 20;
   // Value log files kept open for reads.

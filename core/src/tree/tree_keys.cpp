@@ -18,6 +18,7 @@ namespace skv {
 
 Status TreeImpl::rewrite_with_active_key() {
   SKV_RETURN_IF_ERROR(check_open());
+  SKV_RETURN_IF_ERROR(check_writable("rewrite_with_active_key"));
   if (keyring_ == nullptr) {
     return Status::encryption(EncryptionError::NotEncrypted,
                               storage_->location() + ": the database is not encrypted");

@@ -120,6 +120,7 @@ Status TreeImpl::open_impl() {
   storage_options.create_if_missing = options_.create_if_missing;
   storage_options.marker = current_file_name();
   storage_options.file_mode = options_.file_mode;
+  storage_options.read_only = options_.read_only;
   SKV_ASSIGN_OR_RETURN(storage_, platform_->open_storage(options_.path, storage_options));
   SKV_RETURN_IF_ERROR(setup_encryption());
   block_cache_ = std::make_shared<BlockCache>(options_.block_cache_capacity);
@@ -152,7 +153,7 @@ Status TreeImpl::open_impl() {
   auto current = storage_->read_pointer(current_file_name());
   if (!current.ok()) {
     if (!current.status().is_not_found()) return current.status();
-    if (!options_.create_if_missing) {
+    if (!options_.create_if_missing || options_.read_only) {
       // The platform checked for CURRENT before it took the lock; it went away since.
       return Status::not_found(storage_->location() + ": not an skv database (it has no " +
                                current_file_name() + ")");
@@ -175,8 +176,9 @@ Status TreeImpl::open_impl() {
   versions_->mark_file_number_used(max_number);
 
   // Tables and value logs no version names are outputs of a flush or compaction a crash
-  // interrupted. Only names of our own making are listed, and the database is locked.
-  {
+  // interrupted. Only names of our own making are listed, and the database is locked. A
+  // read-only open leaves them.
+  if (!options_.read_only) {
     std::set<uint64_t> live = versions_->live_files();
     for (uint64_t n : tables) {
       if (live.count(n) == 0) obsolete_tables_.insert(n);
@@ -193,6 +195,13 @@ Status TreeImpl::open_impl() {
     if (n >= versions_->log_number()) replay.push_back(n);
   }
   SKV_RETURN_IF_ERROR(recover_wal(replay));
+  if (options_.read_only) {
+    // Reads see the replayed memtables (queued, never flushed) and an empty active one.
+    mem_ = std::make_shared<MemTable>(arena_block_size());
+    std::lock_guard<std::mutex> lock(mu_);
+    install_view();
+    return Status();
+  }
   SKV_RETURN_IF_ERROR(new_wal_segment());
 
   std::lock_guard<std::mutex> lock(mu_);
@@ -375,7 +384,14 @@ Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemT
           storage_->location() + "/" + name + ": record cut short at offset " +
           std::to_string(reader.valid_end()) + " in a WAL segment that is not the newest");
     }
-    SKV_RETURN_IF_ERROR(file->truncate(reader.valid_end()));
+    // A read-only open leaves the tail: the replay stopped before it, and the next open that may
+    // write cuts it.
+    if (!options_.read_only) SKV_RETURN_IF_ERROR(file->truncate(reader.valid_end()));
+  }
+  if (options_.read_only) {
+    (void)file->close();
+    *out = std::move(mem);
+    return Status();
   }
   // What was replayed becomes durable before anything new depends on it: the bytes may never
   // have been synced (a close whose sync failed, a killed process), and the cut of a torn tail
@@ -451,8 +467,19 @@ Status TreeImpl::check_open() const {
   return Status();
 }
 
+Status TreeImpl::check_writable(const char* what) const {
+  if (!options_.read_only) return Status();
+  return Status::read_only(std::string(what) + ": " + options_.path + " is open read-only");
+}
+
 Result<std::unique_ptr<TransactionImpl>> TreeImpl::begin(Mode mode) {
   SKV_RETURN_IF_ERROR(check_open());
+  if (options_.read_only) {
+    // begin() reads; its writes fail with ReadOnly in the transaction. A blind writer has
+    // nothing to do here.
+    if (mode == Mode::WriteOnly) SKV_RETURN_IF_ERROR(check_writable("a write-only transaction"));
+    mode = Mode::ReadOnly;
+  }
   SequenceNumber snap = snapshots_.acquire(pipeline_->visible());
   return std::make_unique<TransactionImpl>(shared_from_this(), mode, snap,
                                            options_.default_durability);

@@ -213,6 +213,12 @@ std::set<uint64_t> VersionSet::live_vlog_files() {
   return live;
 }
 
+VersionEdit VersionSet::snapshot_edit() const {
+  VersionEdit edit;
+  append_snapshot(&edit);
+  return edit;
+}
+
 void VersionSet::append_snapshot(VersionEdit* edit) const {
   edit->set_log_number(log_number_);
   edit->set_next_file_number(next_file_number_.load());
@@ -228,40 +234,45 @@ void VersionSet::append_snapshot(VersionEdit* edit) const {
   for (const auto& u : current_->vlog_files()) edit->add_vlog_file(u.meta);
 }
 
-Status VersionSet::write_new_manifest(uint64_t number) {
+Result<std::unique_ptr<log::Writer>> write_manifest(Storage* storage, crypto::Keyring* keyring,
+                                                    uint64_t number, const VersionEdit& snapshot) {
   const std::string name = manifest_file_name(number);
-  VersionEdit snapshot;
-  append_snapshot(&snapshot);
   std::string record;
   snapshot.encode_to(&record);
 
-  const std::string label = storage_->location() + "/" + name;
+  const std::string label = storage->location() + "/" + name;
   std::shared_ptr<const crypto::FileCipher> cipher;
   std::string pointer = name + "\n";
-  if (keyring_ != nullptr) {
-    SKV_ASSIGN_OR_RETURN(cipher, keyring_->for_new_file(FileKind::Manifest, number, label));
-    SKV_ASSIGN_OR_RETURN(pointer, crypto::seal_pointer(*keyring_, pointer));
+  if (keyring != nullptr) {
+    SKV_ASSIGN_OR_RETURN(cipher, keyring->for_new_file(FileKind::Manifest, number, label));
+    SKV_ASSIGN_OR_RETURN(pointer, crypto::seal_pointer(*keyring, pointer));
   }
-  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().create(name));
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage->logs().create(name));
   FileHeader header;
   header.kind = FileKind::Manifest;
   header.file_number = number;
   auto writer = std::make_unique<log::Writer>(std::move(file), header, std::move(cipher));
   Status s = writer->add_record(record);
   if (s.ok()) s = writer->sync();
-  if (s.ok()) s = storage_->sync_dir();
+  if (s.ok()) s = storage->sync_dir();
   if (!s.ok()) {
-    // CURRENT still names the old manifest, so the new file is garbage: drop it.
+    // CURRENT still names the old manifest (or none), so the new file is garbage: drop it.
     (void)writer->close();
-    (void)storage_->logs().remove(name);
+    (void)storage->logs().remove(name);
     return s;
   }
-  s = storage_->write_pointer(current_file_name(), pointer);
+  s = storage->write_pointer(current_file_name(), pointer);
   if (!s.ok()) {
     // CURRENT may name either manifest now; both stay.
     (void)writer->close();
     return s;
   }
+  return writer;
+}
+
+Status VersionSet::write_new_manifest(uint64_t number) {
+  SKV_ASSIGN_OR_RETURN(std::unique_ptr<log::Writer> writer,
+                       write_manifest(storage_, keyring_, number, snapshot_edit()));
   const uint64_t old = manifest_number_;
   if (manifest_ != nullptr) (void)manifest_->close();
   manifest_ = std::move(writer);

@@ -44,6 +44,14 @@ class Writer;
 // The manifest moves to a new file once it is larger than this.
 constexpr uint64_t kMaxManifestSize = 64ull * 1024 * 1024;
 
+// Writes MANIFEST-<number> into `storage` holding `snapshot`, sealed under `keyring` (null for a
+// plaintext database), syncs it and the directory, then points CURRENT at it (with its seal) and
+// returns the manifest's writer, open for more edits. If anything before CURRENT fails, the new
+// manifest is removed; if CURRENT's write fails, CURRENT may name either manifest. Used by
+// VersionSet for every new manifest and by checkpoints for theirs.
+Result<std::unique_ptr<log::Writer>> write_manifest(Storage* storage, crypto::Keyring* keyring,
+                                                    uint64_t number, const VersionEdit& snapshot);
+
 class VersionSet {
  public:
   // `storage` must outlive the set; its Versions share `table_cache`. options.level_count must be
@@ -139,6 +147,10 @@ class VersionSet {
 
   const Options& options() const { return options_; }
   TableCache* table_cache() const { return table_cache_.get(); }
+
+  // An edit describing the whole current state: every counter, compact pointer and live file
+  // (what a new manifest starts with).
+  VersionEdit snapshot_edit() const;
 
   // Overrides kMaxManifestSize (tests use a small limit to exercise rollover).
   void set_max_manifest_size(uint64_t bytes) { max_manifest_size_ = bytes; }
