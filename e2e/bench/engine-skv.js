@@ -8,10 +8,17 @@ import { open, deleteDatabase } from '/web/src/worker.js';
 
 const NAME = 'skv-bench';
 
-export async function openEngine(config) {
+export function openEngine(config) {
+  return openSkv(config, 'skv', {});
+}
+
+// Opens skv as engine `name` with `extra` open options (engine-skv-xchacha.js adds a key).
+export async function openSkv(config, name, extra) {
   await deleteDatabase(NAME).catch(() => {});
   const durability = config.sync ? 'immediate' : 'eventual';
-  const db = await open(NAME, { durability, blockCacheSize: config.cacheMiB * 1024 * 1024 });
+  const db = await open(NAME, {
+    durability, blockCacheSize: config.cacheMiB * 1024 * 1024, ...extra,
+  });
   const commitOptions = { durability };
 
   // A commit that loses a conflict is retried, as the native harness does (none is expected:
@@ -38,7 +45,7 @@ export async function openEngine(config) {
   };
 
   return {
-    name: 'skv',
+    name,
     durability: config.sync
       ? "durability 'immediate': the commit settles after the OPFS flush() its group shares"
       : "durability 'eventual': written to the WAL (one OPFS write per group), no flush()",

@@ -20,14 +20,15 @@ const ratio = (r) => (r >= 10 ? r.toFixed(0) : r.toFixed(2));
 
 const phaseOf = (engine, id) => engine && engine.phases.find((p) => p.id === id);
 
-// { phase id: { idb: skv/IndexedDB, sqlite: skv/sqlite-wasm } } in ops/s.
+// { phase id: { 'skv-xchacha': skv/sealed skv, idb: skv/IndexedDB, sqlite: skv/sqlite-wasm } }
+// in ops/s.
 export function ratios(engines) {
   const skv = engines.find((e) => e.key === 'skv');
   const out = {};
   for (const [id] of PHASES) {
     const a = phaseOf(skv, id);
     if (!a) continue;
-    for (const other of ['idb', 'sqlite']) {
+    for (const other of ['skv-xchacha', 'idb', 'sqlite']) {
       const b = phaseOf(engines.find((e) => e.key === other), id);
       if (b && b.ops_per_second > 0) {
         out[id] = out[id] || {};
@@ -56,6 +57,7 @@ export function renderRun(run, config, env) {
   const hasIdb = engines.some((e) => e.key === 'idb' && !e.error);
   const hasSqlite = engines.some((e) => e.key === 'sqlite' && !e.error);
   const hasSkv = engines.some((e) => e.key === 'skv' && !e.error);
+  const hasSealed = engines.some((e) => e.key === 'skv-xchacha' && !e.error);
   o.push('Throughput in operations per second (an operation is one transaction: one row, or one ' +
     'batch of 100 or 1,000 rows; for scans, one scan). Higher is better.');
   o.push('');
@@ -63,6 +65,10 @@ export function renderRun(run, config, env) {
   let rule = '| --- |';
   for (const e of engines) {
     head += ` ${e.name} |`;
+    rule += ' ---: |';
+  }
+  if (hasSkv && hasSealed) {
+    head += ' sealed / skv |';
     rule += ' ---: |';
   }
   if (hasSkv && hasIdb) {
@@ -80,6 +86,10 @@ export function renderRun(run, config, env) {
     for (const e of engines) {
       const p = phaseOf(e, id);
       line += ` ${p ? rate(p.ops_per_second) : '-'} |`;
+    }
+    if (hasSkv && hasSealed) {
+      const x = r[id] && r[id]['skv-xchacha'];
+      line += ` ${x ? ratio(1 / x) : '-'} |`;
     }
     if (hasSkv && hasIdb) line += ` ${r[id] && r[id].idb ? ratio(r[id].idb) : '-'} |`;
     if (hasSkv && hasSqlite) line += ` ${r[id] && r[id].sqlite ? ratio(r[id].sqlite) : '-'} |`;
