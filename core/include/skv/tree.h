@@ -27,10 +27,12 @@
 #define SKV_TREE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skv/future.h"
 #include "skv/options.h"
@@ -65,6 +67,39 @@ struct TreeStats {
   uint64_t vlog_gc_runs = 0;         // garbage collection jobs completed since open
   uint64_t vlog_gc_bytes_moved = 0;  // value log bytes they rewrote
   uint64_t vlog_cache_usage = 0;     // bytes held by the value cache
+};
+
+// What Tree::verify() found in one file of the database.
+struct VerifiedFile {
+  std::string name;   // "000012.sst", "000014.vlog", "000015.wal", "MANIFEST-000013", "CURRENT"
+  std::string kind;   // "table", "value log", "wal", "manifest", "current"
+  uint64_t bytes = 0;  // bytes read
+  uint64_t units = 0;  // entries (tables, value logs) or records (WAL, manifest) checked
+  // OK, or the first damage found: Corruption naming the file and the offset, or the named
+  // error of a key that does not open it (encrypted databases).
+  Status status;
+  // What else a reader should know: "removed during the check" (a WAL segment or manifest that
+  // a flush or a new manifest retired meanwhile, which is not damage), "ends in a torn record at
+  // offset N" (the newest WAL segment or the manifest while it is written).
+  std::string note;
+};
+
+struct VerifyReport {
+  std::vector<VerifiedFile> files;  // tables, value logs, WAL segments, manifest, CURRENT
+  uint64_t bytes = 0;               // over every file
+  // The files whose status is not OK.
+  size_t damaged() const {
+    size_t n = 0;
+    for (const auto& f : files) n += f.status.ok() ? 0 : 1;
+    return n;
+  }
+  bool ok() const { return damaged() == 0; }
+};
+
+struct VerifyOptions {
+  // Called with the bytes read so far and the total to read: after each file, and every few MiB
+  // inside a large one. Runs on the caller's thread.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 class Tree {
@@ -133,6 +168,17 @@ class Tree {
   // failure part-way removes the files written and leaves `path` without CURRENT, which no open
   // takes for a database. Closed if close() on another thread stops it (between two files).
   Status checkpoint(const std::string& path) const;
+
+  // Reads every byte of every live file and checks it (docs/cli.md, "Verify"), on the caller's
+  // thread, while the tree stays in use: every block of every table (checksum or seal, then each
+  // entry's order and the counts and key range the table's properties and the manifest record),
+  // every entry of every value log (checksum or seal, count), every record of the WAL segments
+  // still needed and of the manifest (checksum or seal, then its contents decoded), and CURRENT
+  // (its name, and its seal when encrypted). Damage does not stop it: each file gets its own
+  // entry in the report. The tree's caches are neither used nor filled, so cached blocks do not
+  // hide damage on disk. Errors: Closed (also when close() on another thread stops it, between
+  // two files).
+  Result<VerifyReport> verify(const VerifyOptions& options = {}) const;
 
   TreeStats stats() const;
   // The options the tree was opened with.

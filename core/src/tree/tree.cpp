@@ -40,6 +40,9 @@ Status Tree::compact_all() const { return impl_->compact_all(); }
 Status Tree::collect_vlog_garbage() const { return impl_->collect_vlog_garbage(); }
 Status Tree::rewrite_with_active_key() const { return impl_->rewrite_with_active_key(); }
 Status Tree::checkpoint(const std::string& path) const { return impl_->checkpoint(path); }
+Result<VerifyReport> Tree::verify(const VerifyOptions& options) const {
+  return impl_->verify(options);
+}
 TreeStats Tree::stats() const { return impl_->stats(); }
 const Options& Tree::options() const { return impl_->options(); }
 Versioning Tree::versioning() const { return impl_->versioning(); }

@@ -62,9 +62,15 @@ void TreeImpl::maybe_schedule_work() {
 
 void TreeImpl::wait_for_background(std::unique_lock<std::mutex>& lock) {
   // A manual compaction runs on its caller's thread, in steps: it sees closing_ at the next one.
-  bg_cv_.wait(lock, [&] { return !manual_compaction_ && checkpoints_ == 0; });
+  bg_cv_.wait(lock, [&] { return !manual_compaction_ && file_readers_ == 0; });
   if (!platform_->executor().concurrent()) return;  // queued tasks see closing_ and do nothing
   bg_cv_.wait(lock, [&] { return !flush_scheduled_ && !compaction_scheduled_; });
+}
+
+TreeImpl::FileReaderScope::~FileReaderScope() {
+  std::lock_guard<std::mutex> lock(t_->mu_);
+  --t_->file_readers_;
+  t_->bg_cv_.notify_all();
 }
 
 void TreeImpl::flush_task() {

@@ -15,6 +15,7 @@
 // cannot flush: it copies (never links) the WAL segments the snapshot still needs, which the
 // checkpoint replays when it is opened.
 
+#include <optional>
 #include <vector>
 
 #include "format/file_names.h"
@@ -35,6 +36,7 @@ Status TreeImpl::checkpoint(const std::string& path) {
   VersionEdit snapshot;
   std::vector<uint64_t> wals;
   uint64_t manifest_number = 0;
+  std::optional<FileReaderScope> reading;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (closing_) return Status::closed("tree closed before the checkpoint");
@@ -45,16 +47,8 @@ Status TreeImpl::checkpoint(const std::string& path) {
     if (options_.read_only) {
       for (const auto& imm : imms_) wals.push_back(imm.wal_number);
     }
-    ++checkpoints_;
+    reading.emplace(this);
   }
-  struct Done {
-    TreeImpl* t;
-    ~Done() {
-      std::lock_guard<std::mutex> lock(t->mu_);
-      --t->checkpoints_;
-      t->bg_cv_.notify_all();
-    }
-  } done{this};
 
   StorageOptions target_options;
   target_options.create_new = true;

@@ -88,6 +88,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Status close();
 
   Status checkpoint(const std::string& path);  // Tree::checkpoint (tree_checkpoint.cpp)
+  Result<VerifyReport> verify(const VerifyOptions& options);  // Tree::verify (tree_verify.cpp)
 
   // --- TransactionHost (txn/transaction_host.h) ---
   Status check_open() const override;
@@ -115,6 +116,19 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
     std::vector<Promise<Status>> flush_waiters;
   };
   explicit TreeImpl(const Options& options);
+
+  // One count of file_readers_ for a checkpoint() or verify() call, released (waking close())
+  // when it goes. REQUIRES: constructed with mu_ held; destroyed without it.
+  class FileReaderScope {
+   public:
+    explicit FileReaderScope(TreeImpl* t) : t_(t) { ++t_->file_readers_; }
+    FileReaderScope(const FileReaderScope&) = delete;
+    FileReaderScope& operator=(const FileReaderScope&) = delete;
+    ~FileReaderScope();
+
+   private:
+    TreeImpl* const t_;
+  };
 
   // --- CommitEnv (commit/commit_pipeline.h), tree_commit.cpp ---
   Status write_error() override;
@@ -235,7 +249,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   bool flush_scheduled_ = false;
   bool compaction_scheduled_ = false;
   bool manual_compaction_ = false;  // compact_all() runs (close() waits for it)
-  int checkpoints_ = 0;             // checkpoint() calls copying files (close() waits for them)
+  // checkpoint() and verify() calls reading files on their callers' threads (close() waits for
+  // them; they stop between two files once closing_ is set).
+  int file_readers_ = 0;
   // Input bytes compact_all() reads between two looks at closing_.
   static constexpr uint64_t kManualCompactionStepBytes = 4u << 20;
   // Value log files kept open for reads.
