@@ -13,7 +13,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
-          libzstd-dev libsodium-dev catch2 clang-format
+          libzstd-dev libsodium-dev catch2 libcli11-dev clang-format
           emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14
           chromium)
 

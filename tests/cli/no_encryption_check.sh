@@ -16,7 +16,7 @@ set +e
 err=$("$SKV" set "$T/db" k v --key-file "$T/key" 2>&1 >/dev/null)
 rc=$?
 set -e
-[[ $rc -eq 1 ]] || fail "set with a key file: exit $rc, want 1"
+[[ $rc -eq 2 ]] || fail "set with a key file: exit $rc, want 2"
 [[ $err == *"invalid_argument"*"no encryption (SKV_ENCRYPTION=OFF)"* ]] ||
   fail "set with a key file: unexpected message: $err"
 [[ ! -e $T/db ]] || fail "a refused open created $T/db"

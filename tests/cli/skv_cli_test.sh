@@ -45,13 +45,20 @@ expect_exit() {
   fi
 }
 
-help=$("$SKV" --help) && grep -q "^usage: skv" <<<"$help" && ok || fail "--help"
-grep -q -- "--key-file PATH" <<<"$help" && grep -q "enc-info <dir>" <<<"$help" && ok \
-  || fail "--help lacks --key-file or enc-info"
+help=$("$SKV" --help) && grep -q "^Usage: skv" <<<"$help" && ok || fail "--help"
+grep -q "enc-info" <<<"$help" && grep -q "verify" <<<"$help" && grep -q "Exit status" <<<"$help" \
+  && ok || fail "--help lacks enc-info, verify or the exit statuses"
+for cmd in get scan checkpoint; do
+  out=$("$SKV" "$cmd" --help) && grep -q -- "--key-file" <<<"$out" && ok || fail "$cmd --help: $out"
+  [[ "$("$SKV" help "$cmd")" == "$out" ]] && ok || fail "skv help $cmd differs from $cmd --help"
+done
+expect_exit "help of no such command" 2 "no command 'frob'" -- "$SKV" help frob
+version=$("$SKV" --version) && grep -q "^skv [0-9]*\.[0-9]*\.[0-9]* (format version" <<<"$version" \
+  && ok || fail "--version: $version"
 expect_exit "no arguments" 2 "usage" -- "$SKV"
 expect_exit "unknown command" 2 "unknown command" -- "$SKV" frobnicate "$DB"
-expect_exit "wrong arity" 2 "takes 3" -- "$SKV" set "$DB" onlykey
-expect_exit "bad option" 2 "does not take --reverse" -- "$SKV" get "$DB" k --reverse
+expect_exit "wrong arity" 2 "value is required" -- "$SKV" set "$DB" onlykey
+expect_exit "bad option" 2 "not expected: --reverse" -- "$SKV" get "$DB" k --reverse
 expect_exit "bad escape" 2 "bad escape" -- "$SKV" set "$DB" 'a\q' v
 expect_exit "bad limit" 2 "non-negative" -- "$SKV" scan "$DB" --limit x
 expect_exit "get on a missing database" 1 "skv: get:" -- "$SKV" get "$WORK/absent" k
@@ -115,11 +122,11 @@ grep -q "^L0 " <<<"$stats" && ok || fail "stats lacks levels: $stats"
 # Versioned databases: set --at, get-at, history and scan --at. The tool opens a database as it
 # was created, versioned or not, without being told.
 VDB="$WORK/vdb"
-expect_exit "set --at on an unversioned database" 1 "not_supported" -- "$SKV" set "$DB" k v --at 5
-expect_exit "get-at on an unversioned database" 1 "not_supported" -- "$SKV" get-at "$DB" user:001 5
-expect_exit "history on an unversioned database" 1 "not_supported" -- "$SKV" history "$DB" user:001
-expect_exit "scan --at on an unversioned database" 1 "not_supported" -- "$SKV" scan "$DB" --at 5
-expect_exit "--versioned on an unversioned database" 1 "not versioned" \
+expect_exit "set --at on an unversioned database" 3 "not_supported" -- "$SKV" set "$DB" k v --at 5
+expect_exit "get-at on an unversioned database" 3 "not_supported" -- "$SKV" get-at "$DB" user:001 5
+expect_exit "history on an unversioned database" 3 "not_supported" -- "$SKV" history "$DB" user:001
+expect_exit "scan --at on an unversioned database" 3 "not_supported" -- "$SKV" scan "$DB" --at 5
+expect_exit "--versioned on an unversioned database" 2 "not versioned" \
   -- "$SKV" set "$DB" k v --versioned
 expect "the refused writes changed nothing" "6" -- "$SKV" count "$DB"
 expect_exit "timestamp past 2^63 - 1" 2 "timestamp must be a number from 0 to 9223372036854775807" \
@@ -127,10 +134,10 @@ expect_exit "timestamp past 2^63 - 1" 2 "timestamp must be a number from 0 to 92
 expect_exit "negative timestamp" 2 "got '-1'" -- "$SKV" get-at "$DB" k -1
 expect_exit "fractional timestamp" 2 "got '1.5'" -- "$SKV" scan "$DB" --at 1.5
 expect_exit "timestamp with a sign" 2 "got '+5'" -- "$SKV" set "$DB" k v --at +5
-expect_exit "--at without a value" 2 "needs a value" -- "$SKV" scan "$DB" --at
-expect_exit "history takes no --reverse" 2 "does not take --reverse" \
+expect_exit "--at without a value" 2 "--at: 1 required" -- "$SKV" scan "$DB" --at
+expect_exit "history takes no --reverse" 2 "not expected: --reverse" \
   -- "$SKV" history "$DB" k --reverse
-expect_exit "get-at needs a timestamp" 2 "takes 3" -- "$SKV" get-at "$DB" k
+expect_exit "get-at needs a timestamp" 2 "ts is required" -- "$SKV" get-at "$DB" k
 expect_exit "get-at on a missing database" 1 "skv: get-at:" -- "$SKV" get-at "$WORK/absent" k 1
 [[ ! -e "$WORK/absent" ]] && ok || fail "get-at on a missing database created it"
 
@@ -139,7 +146,7 @@ expect "v3 at 300" "" -- "$SKV" set "$VDB" doc v3 --at 300
 expect "v2 at 200, in the past" "" -- "$SKV" set "$VDB" doc v2 --at 200 --versioned
 expect "other at 150" "" -- "$SKV" set "$VDB" other o1 --at 150
 expect "binary at 50" "" -- "$SKV" set "$VDB" 'bin\x00' 'a\x00b\\c' --at 50
-expect_exit "set --at 0 is refused" 1 "invalid_argument" -- "$SKV" set "$VDB" doc v0 --at 0
+expect_exit "set --at 0 is refused" 2 "invalid_argument" -- "$SKV" set "$VDB" doc v0 --at 0
 expect "stats: versioned" "versioning           on, retention_ns 0" \
   -- bash -c "'$SKV' stats '$VDB' | grep '^versioning'"
 expect "stats: not versioned" "versioning           off" \
@@ -186,14 +193,14 @@ expect "get-at after compact" "v1" -- "$SKV" get-at "$VDB" doc 199
 # the envelopes without a key.
 # snapshot <dir>: every file's name and contents.
 snapshot() { find "$1" -type f -exec sha256sum {} + | sort; }
-# refused <description> <stderr pattern> <dir> -- <command...>: exit 1, the pattern in stderr,
-# and <dir> byte-identical before and after.
+# refused <description> <stderr pattern> <dir> -- <command...>: exit 3 (a refused key; set
+# REFUSED_STATUS for another), the pattern in stderr, and <dir> byte-identical before and after.
 refused() {
   local what=$1 pattern=$2 dir=$3
   shift 4
   local before after
   before=$(snapshot "$dir")
-  expect_exit "$what" 1 "$pattern" -- "$@"
+  expect_exit "$what" "${REFUSED_STATUS:-3}" "$pattern" -- "$@"
   after=$(snapshot "$dir")
   [[ "$before" == "$after" ]] && ok || fail "$what: the refused command changed $dir"
 }
@@ -275,7 +282,7 @@ refused "a key file others may read" "key file $OPEN .*mode 0644" "$EDB" \
   -- "$SKV" get "$EDB" canary-key-1 --key-file "$OPEN"
 refused "SKV_KEY_FILE others may read" "key file $OPEN .*mode 0644" "$EDB" \
   -- env SKV_KEY_FILE="$OPEN" "$SKV" set "$EDB" k v
-refused "a missing key file" "key file $WORK/nokey does not exist" "$EDB" \
+REFUSED_STATUS=1 refused "a missing key file" "key file $WORK/nokey does not exist" "$EDB" \
   -- "$SKV" scan "$EDB" --key-file "$WORK/nokey"
 refused "a key file of 31 bytes" "invalid_argument: .*$SHORT" "$EDB" \
   -- "$SKV" set "$EDB" k v --key-file "$SHORT"
@@ -285,7 +292,7 @@ refused "SKV_KEY_FILE on a plaintext database" "encryption/not_encrypted" "$DB" 
   -- env SKV_KEY_FILE="$KEY" "$SKV" set "$DB" k v
 refused "a bad key file on a plaintext database" "mode 0644" "$DB" \
   -- "$SKV" count "$DB" --key-file "$OPEN"
-expect_exit "set with a bad key file creates nothing" 1 "mode 0644" \
+expect_exit "set with a bad key file creates nothing" 3 "mode 0644" \
   -- "$SKV" set "$WORK/never" k v --key-file "$OPEN"
 [[ ! -e "$WORK/never" ]] && ok || fail "a refused key file created the database"
 expect "the refused commands changed nothing" "5" -- "$SKV" count "$EDB" "${K[@]}"
@@ -294,9 +301,9 @@ expect_exit "--key-id without a key file" 2 "needs a key file" -- "$SKV" get "$D
 expect_exit "--cipher without a key file" 2 "needs a key file" \
   -- "$SKV" set "$WORK/never" k v --cipher aes-256-gcm
 expect_exit "an unknown cipher" 2 "--cipher takes" -- "$SKV" set "$WORK/never" k v --cipher rot13
-expect_exit "--cipher is for creating" 2 "'get' does not take --cipher" \
+expect_exit "--cipher is for creating" 2 "not expected: .*--cipher" \
   -- "$SKV" get "$EDB" k "${K[@]}" --cipher xchacha20-poly1305
-expect_exit "--key-file without a path" 2 "--key-file needs a value" -- "$SKV" get "$EDB" k --key-file
+expect_exit "--key-file without a path" 2 "--key-file: 1 required" -- "$SKV" get "$EDB" k --key-file
 [[ ! -e "$WORK/never" ]] && ok || fail "a usage error created a database"
 # AES-256-GCM where the CPU has it; refused by name where it does not.
 ADB="$WORK/adb"
@@ -306,10 +313,10 @@ if [[ $rc -eq 0 ]]; then
   expect "aes-256-gcm get" "canary-value-a" -- "$SKV" get "$ADB" canary-key-a "${K[@]}"
   expect "aes-256-gcm enc-info" "CURRENT sealed key_id=1 cipher=aes-256-gcm" \
     -- bash -c "'$SKV' enc-info '$ADB' | head -n 1 | cut -d' ' -f1-4"
-  refused "another cipher than the database's" "aes-256-gcm" "$EDB" \
+  REFUSED_STATUS=2 refused "another cipher than the database's" "aes-256-gcm" "$EDB" \
     -- "$SKV" set "$EDB" k v "${K[@]}" --cipher aes-256-gcm
 else
-  [[ $rc -eq 1 ]] && grep -q "not_supported: .*aes-256-gcm" "$WORK/stderr" && ok \
+  [[ $rc -eq 3 ]] && grep -q "not_supported: .*aes-256-gcm" "$WORK/stderr" && ok \
     || fail "aes-256-gcm refused: exit $rc ($(cat "$WORK/stderr"))"
   [[ ! -e "$ADB" ]] && ok || fail "a refused cipher created the database"
 fi
@@ -350,7 +357,7 @@ info=$("$SKV" enc-info "$DB" 2>&1) && ok || fail "enc-info plaintext: $info"
   || fail "enc-info plaintext files: $info"
 expect_exit "enc-info on a plain folder" 1 "not an skv database" -- "$SKV" enc-info "$PLAIN"
 expect_exit "enc-info on a missing path" 1 "not an skv database" -- "$SKV" enc-info "$WORK/absent"
-expect_exit "enc-info takes no key" 2 "'enc-info' does not take --key-file" \
+expect_exit "enc-info takes no key" 2 "not expected: .*--key-file" \
   -- "$SKV" enc-info "$EDB" "${K[@]}"
 # A damaged header is listed with its error; the other files still are.
 DAMAGED="$WORK/damaged"
@@ -398,13 +405,13 @@ expect "checkpoint data" "$("$SKV" scan "$DB")" -- "$SKV" scan "$WORK/cp"
 mkdir -p "$WORK/taken"
 echo "mine" >"$WORK/taken/notes.txt"
 taken=$(snapshot "$WORK/taken")
-expect_exit "checkpoint into a folder that exists" 1 "already exists" \
+expect_exit "checkpoint into a folder that exists" 2 "already exists" \
   -- "$SKV" checkpoint "$DB" "$WORK/taken"
 [[ "$(snapshot "$WORK/taken")" == "$taken" ]] && ok || fail "a refused checkpoint changed the target"
 expect_exit "checkpoint of a missing database" 1 "skv: checkpoint:" \
   -- "$SKV" checkpoint "$WORK/absent" "$WORK/cp2"
 [[ ! -e "$WORK/absent" && ! -e "$WORK/cp2" ]] && ok || fail "a refused checkpoint created files"
-expect_exit "checkpoint needs a target" 2 "takes 2" -- "$SKV" checkpoint "$DB"
+expect_exit "checkpoint needs a target" 2 "target is required" -- "$SKV" checkpoint "$DB"
 expect "restore" "restored: $WORK/cp -> $WORK/restored" -- "$SKV" restore "$WORK/cp" "$WORK/restored"
 expect "restored data" "$("$SKV" scan "$DB")" -- "$SKV" scan "$WORK/restored"
 expect "the restored database takes writes" "" -- "$SKV" set "$WORK/restored" only-here x
@@ -415,9 +422,53 @@ expect "encrypted checkpoint" "checkpoint: $EDB -> $WORK/ecp" \
   -- "$SKV" checkpoint "$EDB" "$WORK/ecp" "${K[@]}"
 expect "encrypted checkpoint data" "$("$SKV" scan "$EDB" "${K[@]}")" \
   -- "$SKV" scan "$WORK/ecp" "${K[@]}"
-expect_exit "encrypted checkpoint needs its key" 1 "encryption/not_configured" \
+expect_exit "encrypted checkpoint needs its key" 3 "encryption/not_configured" \
   -- "$SKV" get "$WORK/ecp" canary-key-1
 if grep -rq "canary-value" "$WORK/ecp"; then fail "a value is in the clear in the checkpoint"; else ok; fi
+
+# Bytes in and out: valid UTF-8 as it is, control characters and other bytes escaped; --hex
+# both ways; a value from standard input; --json is valid JSON (one object per line).
+BDB="$WORK/bytes"
+expect "set UTF-8" "" -- "$SKV" set "$BDB" "clé" "värde ✓"
+expect "UTF-8 printed as is" "värde ✓" -- "$SKV" get "$BDB" "clé"
+expect "set a control character" "" -- "$SKV" set "$BDB" 'ctl' 'line1\x0aline2\x1b'
+expect "control characters escaped" 'line1\x0aline2\x1b' -- "$SKV" get "$BDB" ctl
+expect "invalid UTF-8 escaped" "" -- "$SKV" set "$BDB" 'bad' 'a\xc3(b\xff'
+expect "invalid UTF-8 escaped (get)" 'a\xc3(b\xff' -- "$SKV" get "$BDB" bad
+expect "--hex in" "" -- "$SKV" set "$BDB" --hex 6865786b6579 00ff7f
+expect "--hex out" "00ff7f" -- "$SKV" get "$BDB" --hex 6865786b6579
+expect "hex in, escaped out" '\x00\xff\x7f' -- "$SKV" get "$BDB" hexkey
+expect_exit "--hex with an odd digit count" 2 "odd number" -- "$SKV" get "$BDB" --hex abc
+printf 'from\nstdin\x00!' | "$SKV" set "$BDB" stdin - && ok || fail "set from stdin"
+[[ "$("$SKV" get "$BDB" stdin --raw | od -An -tx1 | tr -d ' \n')" == "66726f6d0a737464696e0021" ]] \
+  && ok || fail "a value from stdin is not stored byte for byte"
+json_ok() { node -e 'const ls=require("fs").readFileSync(0,"utf8").split("\n").filter(Boolean); if(!ls.length) process.exit(1); for (const l of ls) JSON.parse(l);'; }
+for args in "get $BDB clé" "get $BDB bad" "scan $BDB" "scan $BDB --keys-only --reverse" "count $BDB" \
+            "stats $BDB" "verify $BDB" "history $VDB doc --tombstones" "get-at $VDB doc 250"; do
+  # shellcheck disable=SC2086
+  out=$("$SKV" $args --json 2>"$WORK/stderr") && json_ok <<<"$out" && ok \
+    || fail "--json of '$args' is not JSON lines: [$out] $(cat "$WORK/stderr")"
+done
+expect "--json keeps UTF-8" '{"key":"clé","value":"värde ✓"}' -- "$SKV" get "$BDB" clé --json
+expect "--json gives bytes outside UTF-8 as hex" '{"key":"bad","value_hex":"61c32862ff"}' \
+  -- "$SKV" get "$BDB" bad --json
+expect "--json count" '{"count":5}' -- "$SKV" count "$BDB" --json
+
+# verify (alias scrub): exit 0 on a clean database, 3 naming the file on damage, and it reads
+# without writing.
+expect "compact before verify" "compacted $BDB" -- "$SKV" compact "$BDB"
+before=$(snapshot "$BDB")
+out=$("$SKV" verify "$BDB" 2>&1) && grep -q "no damage" <<<"$out" && ok || fail "verify: $out"
+out=$("$SKV" scrub "$BDB" 2>&1) && grep -q "^ok *table" <<<"$out" && ok || fail "scrub: $out"
+[[ "$(snapshot "$BDB")" == "$before" ]] && ok || fail "verify changed the database"
+sst=$(ls "$BDB"/*.sst | head -n 1)
+size=$(stat -c %s "$sst")
+printf '\x5a' | dd of="$sst" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect_exit "verify finds a changed byte" 3 "1 damaged" -- "$SKV" verify "$BDB"
+out=$("$SKV" verify "$BDB" 2>/dev/null || true)
+grep -q "^DAMAGED  table *$(basename "$sst") *corruption: .*$(basename "$sst")" <<<"$out" && ok \
+  || fail "verify does not name $(basename "$sst"): $out"
+expect_exit "verify of a missing database" 1 "not_found\|no such" -- "$SKV" verify "$WORK/absent"
 
 # The demo runs, twice on the same directory.
 for round in 1 2; do
@@ -428,7 +479,7 @@ expect "demo data readable" '{"handle":"heron","city":"Bergen"}' -- "$SKV" get "
 out=$("$SKV" demo "$WORK/edemo" "${K[@]}" 2>&1) && ok || fail "encrypted demo: $out"
 expect "encrypted demo data readable" '{"handle":"heron","city":"Bergen"}' \
   -- "$SKV" get "$WORK/edemo" user:002 "${K[@]}"
-expect_exit "encrypted demo data needs its key" 1 "encryption/not_configured" \
+expect_exit "encrypted demo data needs its key" 3 "encryption/not_configured" \
   -- "$SKV" get "$WORK/edemo" user:002
 
 echo "skv cli: $passed passed, $failed failed"

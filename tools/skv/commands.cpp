@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 #include "escape.h"
 #include "session.h"
 #include "skv/skv.h"
@@ -49,6 +51,57 @@ void print_line(std::string_view text) {
   std::fputc('\n', stdout);
 }
 
+// A key or value as text output shows it: hex with --hex, else escaped (escape.h).
+std::string show(const OutputOptions& out, std::string_view bytes) {
+  return out.hex ? to_hex(bytes) : escape(bytes);
+}
+
+// Prints a value: the stored bytes with `raw`, else one line (text) or `json` (an object).
+void print_value(const OutputOptions& out, std::string_view value, bool raw,
+                 const std::string& json) {
+  if (raw) {
+    std::fwrite(value.data(), 1, value.size(), stdout);
+  } else if (out.json) {
+    print_line(json);
+  } else {
+    print_line(show(out, value));
+  }
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+// A progress bar on stderr, drawn only when stderr is a terminal.
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string label) : label_(std::move(label)), on_(::isatty(2) == 1) {}
+  ~ProgressBar() {
+    if (drawn_) std::fputs("\r\033[K", stderr);
+  }
+  void update(uint64_t done, uint64_t total) {
+    if (!on_ || total == 0) return;
+    const int percent = static_cast<int>(100 * std::min(done, total) / total);
+    if (percent == last_) return;
+    last_ = percent;
+    drawn_ = true;
+    constexpr int kWidth = 30;
+    const int filled = percent * kWidth / 100;
+    std::fprintf(stderr, "\r%s [%.*s%.*s] %3d%% %s of %s", label_.c_str(), filled,
+                 "##############################", kWidth - filled,
+                 "                              ", percent, mib(done).c_str(), mib(total).c_str());
+    std::fflush(stderr);
+  }
+
+ private:
+  const std::string label_;
+  const bool on_;
+  bool drawn_ = false;
+  int last_ = -1;
+};
+
 }  // namespace
 
 int run_set(const Database& db, const std::string& key, const std::string& value,
@@ -60,37 +113,35 @@ int run_set(const Database& db, const std::string& key, const std::string& value
   });
 }
 
-int run_get(const Database& db, const std::string& key, bool raw) {
+int run_get(const Database& db, const OutputOptions& out, const std::string& key, bool raw) {
   return with_tree("get", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get(key));
-    if (!value) return Status::not_found("key '" + escape(key) + "'");
-    if (raw) {
-      std::fwrite(value->data(), 1, value->size(), stdout);
-    } else {
-      print_line(escape(*value));
-    }
+    if (!value) return Status::not_found("key '" + show(out, key) + "'");
+    print_value(
+        out, *value, raw,
+        "{" + json_field("key", key, out.hex) + "," + json_field("value", *value, out.hex) + "}");
     return Status::OK();
   });
 }
 
-int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw) {
+int run_get_at(const Database& db, const OutputOptions& out, const std::string& key, uint64_t ts,
+               bool raw) {
   return with_tree("get-at", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     SKV_ASSIGN_OR_RETURN(std::optional<std::string> value, tx.get_at(key, ts));
     if (!value) {
-      return Status::not_found("key '" + escape(key) + "' at " + std::to_string(ts));
+      return Status::not_found("key '" + show(out, key) + "' at " + std::to_string(ts));
     }
-    if (raw) {
-      std::fwrite(value->data(), 1, value->size(), stdout);
-    } else {
-      print_line(escape(*value));
-    }
+    print_value(out, *value, raw,
+                "{" + json_field("key", key, out.hex) + ",\"timestamp\":" + std::to_string(ts) +
+                    "," + json_field("value", *value, out.hex) + "}");
     return Status::OK();
   });
 }
 
-int run_history(const Database& db, const std::string& key, bool tombstones, uint64_t limit) {
+int run_history(const Database& db, const OutputOptions& out, const std::string& key,
+                bool tombstones, uint64_t limit) {
   return with_tree("history", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
     HistoryOptions options;
@@ -99,7 +150,13 @@ int run_history(const Database& db, const std::string& key, bool tombstones, uin
     SKV_ASSIGN_OR_RETURN(std::vector<KeyVersion> versions, tx.history(key, options));
     for (const KeyVersion& v : versions) {
       const std::string ts = std::to_string(v.timestamp);
-      print_line(v.tombstone ? ts + " deleted" : ts + '\t' + escape(v.value));
+      if (out.json) {
+        print_line("{\"timestamp\":" + ts +
+                   (v.tombstone ? ",\"deleted\":true}"
+                                : "," + json_field("value", v.value, out.hex) + "}"));
+      } else {
+        print_line(v.tombstone ? ts + " deleted" : ts + '\t' + show(out, v.value));
+      }
     }
     return Status::OK();
   });
@@ -113,7 +170,7 @@ int run_del(const Database& db, const std::string& key) {
   });
 }
 
-int run_scan(const Database& db, const ScanOptions& options) {
+int run_scan(const Database& db, const OutputOptions& out, const ScanOptions& options) {
   return with_tree("scan", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const auto range = bounds(options.range);
     if (!range) return Status::OK();
@@ -133,12 +190,13 @@ int run_scan(const Database& db, const ScanOptions& options) {
       it.seek_first();
     }
     for (uint64_t n = 0; it.valid() && (options.limit == 0 || n < options.limit); ++n) {
-      std::string line = escape(it.key());
+      std::string line =
+          out.json ? "{" + json_field("key", it.key(), out.hex) : show(out, it.key());
       if (!options.keys_only) {
         SKV_ASSIGN_OR_RETURN(std::string_view value, it.value());
-        line += '\t';
-        line += escape(value);
+        line += out.json ? "," + json_field("value", value, out.hex) : "\t" + show(out, value);
       }
+      if (out.json) line += "}";
       print_line(line);
       if (options.reverse) {
         it.prev();
@@ -150,7 +208,7 @@ int run_scan(const Database& db, const ScanOptions& options) {
   });
 }
 
-int run_count(const Database& db, const KeyRange& key_range) {
+int run_count(const Database& db, const OutputOptions& out, const KeyRange& key_range) {
   return with_tree("count", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const auto range = bounds(key_range);
     uint64_t count = 0;
@@ -158,23 +216,41 @@ int run_count(const Database& db, const KeyRange& key_range) {
       SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
       SKV_ASSIGN_OR_RETURN(count, tx.count(range->first, range->second));
     }
-    std::printf("%" PRIu64 "\n", count);
+    if (out.json) {
+      std::printf("{\"count\":%" PRIu64 "}\n", count);
+    } else {
+      std::printf("%" PRIu64 "\n", count);
+    }
     return Status::OK();
   });
 }
 
-int run_stats(const Database& db) {
+int run_stats(const Database& db, const OutputOptions& out) {
   return with_tree("stats", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     const TreeStats st = session.tree().stats();
+    const Versioning versioning = session.tree().versioning();
+    const int levels = std::clamp(st.level_count, 0, 16);
+    if (out.json) {
+      std::string levels_json;
+      for (int level = 0; level < levels; ++level) {
+        if (level > 0) levels_json += ",";
+        levels_json += "{\"files\":" + std::to_string(st.files_per_level[level]) +
+                       ",\"bytes\":" + std::to_string(st.bytes_per_level[level]) + "}";
+      }
+      std::printf("{%s,\"last_sequence\":%" PRIu64 ",\"memtable_bytes\":%" PRIu64
+                  ",\"immutable_memtables\":%d,\"versioned\":%s,\"retention_ns\":%" PRIu64
+                  ",\"vlog_files\":%" PRIu64 ",\"vlog_bytes\":%" PRIu64
+                  ",\"vlog_garbage_bytes\":%" PRIu64 ",\"levels\":[%s]}\n",
+                  json_field("path", db.dir, false).c_str(), st.last_sequence, st.memtable_bytes,
+                  st.immutable_memtables, versioning.enabled ? "true" : "false",
+                  versioning.retention_ns, st.vlog_files, st.vlog_bytes, st.vlog_garbage_bytes,
+                  levels_json.c_str());
+      return Status::OK();
+    }
     std::printf("path                 %s\n", escape(db.dir).c_str());
     std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
     std::printf("memtable_bytes       %" PRIu64 "\n", st.memtable_bytes);
     std::printf("immutable_memtables  %d\n", st.immutable_memtables);
-    std::printf("flushes              %" PRIu64 "\n", st.flushes);
-    std::printf("compactions          %" PRIu64 "\n", st.compactions);
-    std::printf("stalls               %" PRIu64 "\n", st.stalls);
-    std::printf("block_cache_usage    %" PRIu64 "\n", st.block_cache_usage);
-    const Versioning versioning = session.tree().versioning();
     if (versioning.enabled) {
       std::printf("versioning           on, retention_ns %" PRIu64 "\n", versioning.retention_ns);
     } else {
@@ -184,7 +260,6 @@ int run_stats(const Database& db) {
     std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
     std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
     std::printf("level_count          %d\n", st.level_count);
-    const int levels = std::clamp(st.level_count, 0, 16);
     for (int level = 0; level < levels; ++level) {
       std::printf("L%-2d files %-6d bytes %" PRIu64 "\n", level, st.files_per_level[level],
                   st.bytes_per_level[level]);
@@ -193,30 +268,94 @@ int run_stats(const Database& db) {
   });
 }
 
-int run_flush(const Database& db) {
+int run_flush(const Database& db, const OutputOptions& out) {
   return with_tree("flush", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.wait(session.tree().flush()));
-    std::printf("flushed %s\n", escape(db.dir).c_str());
+    if (out.json) {
+      print_line("{" + json_field("flushed", db.dir, false) + "}");
+    } else {
+      std::printf("flushed %s\n", escape(db.dir).c_str());
+    }
     return Status::OK();
   });
 }
 
-int run_compact(const Database& db) {
+int run_compact(const Database& db, const OutputOptions& out) {
   return with_tree("compact", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.tree().compact_all());
-    std::printf("compacted %s\n", escape(db.dir).c_str());
+    if (out.json) {
+      print_line("{" + json_field("compacted", db.dir, false) + "}");
+    } else {
+      std::printf("compacted %s\n", escape(db.dir).c_str());
+    }
     return Status::OK();
   });
 }
 
-int run_checkpoint(std::string_view command, const Database& db, const std::string& target) {
+int run_checkpoint(std::string_view command, const Database& db, const OutputOptions& out,
+                   const std::string& target) {
   // Read-only: the source keeps every byte, and its WAL is copied, so nothing is flushed.
   return with_tree(command, db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.tree().checkpoint(target));
-    std::printf("%s: %s -> %s\n", command == "restore" ? "restored" : "checkpoint", db.dir.c_str(),
-                target.c_str());
+    if (out.json) {
+      print_line("{" + json_field("source", db.dir, false) + "," +
+                 json_field(command == "restore" ? "restored" : "checkpoint", target, false) + "}");
+    } else {
+      std::printf("%s: %s -> %s\n", command == "restore" ? "restored" : "checkpoint",
+                  escape(db.dir).c_str(), escape(target).c_str());
+    }
     return Status();
   });
+}
+
+int run_verify(const Database& db, const OutputOptions& out) {
+  VerifyReport report;
+  const int rc =
+      with_tree("verify", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
+        ProgressBar bar("verify");
+        VerifyOptions options;
+        options.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+        SKV_ASSIGN_OR_RETURN(report, session.tree().verify(options));
+        return Status::OK();
+      });
+  if (rc != kExitOk) return rc;
+  if (out.json) {
+    std::string files;
+    for (const VerifiedFile& f : report.files) {
+      if (!files.empty()) files += ",";
+      files += "{" + json_field("name", f.name, false) + "," + json_field("kind", f.kind, false) +
+               ",\"bytes\":" + std::to_string(f.bytes) + ",\"units\":" + std::to_string(f.units) +
+               "," + json_field("status", code_name(f.status.code()), false);
+      if (!f.status.ok()) files += "," + json_field("message", f.status.message(), false);
+      if (!f.note.empty()) files += "," + json_field("note", f.note, false);
+      files += "}";
+    }
+    print_line("{\"files\":[" + files + "],\"bytes\":" + std::to_string(report.bytes) +
+               ",\"damaged\":" + std::to_string(report.damaged()) + "}");
+  } else {
+    for (const VerifiedFile& f : report.files) {
+      const char* unit = f.kind == "wal" || f.kind == "manifest" ? "records"
+                         : f.kind == "current"                   ? "line"
+                                                                 : "entries";
+      if (f.status.ok()) {
+        std::printf("ok       %-10s %-16s %12" PRIu64 " bytes %10" PRIu64 " %s%s%s\n",
+                    f.kind.c_str(), f.name.c_str(), f.bytes, f.units, unit,
+                    f.note.empty() ? "" : "; ", f.note.c_str());
+      } else {
+        std::printf("DAMAGED  %-10s %-16s %s: %s\n", f.kind.c_str(), f.name.c_str(),
+                    code_name(f.status.code()), f.status.message().c_str());
+      }
+    }
+    std::printf(
+        "verified %zu files, %s: %s\n", report.files.size(), mib(report.bytes).c_str(),
+        report.ok() ? "no damage" : (std::to_string(report.damaged()) + " damaged").c_str());
+  }
+  if (!report.ok()) {
+    print_error("verify", Status::corruption(db.dir + ": " + std::to_string(report.damaged()) +
+                                             " damaged file(s)"));
+    return kExitFailed;
+  }
+  return kExitOk;
 }
 
 }  // namespace skv::cli

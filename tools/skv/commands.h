@@ -3,17 +3,16 @@
 // one exception is enc-info (enc_info.cpp), which decodes file headers with the format and crypto
 // modules' own code so that it never opens the tree.
 //
-// Commands that only read (get, get-at, history, scan, count, stats, checkpoint, restore) open it
-// read-only (Options::read_only): they change no byte of the database, several may run at once,
-// and none while a writer has it open. Every command but enc-info opens the tree at `db.dir` (with
-// the key of `db.keys` when the database is encrypted), does its work, closes the tree and returns
-// the process exit status: 0 on success, 1 when the work failed (the Status has been printed to
-// stderr as "skv: <command>: <code>: <message>", or "<code>/<sub-kind>" for an encryption error).
-// Keys and values arrive already unescaped and are printed escaped (escape.h). Writes are committed
-// with Durability::Immediate.
+// Commands that only read (get, get-at, history, scan, count, stats, verify, checkpoint, restore)
+// open the tree read-only (Options::read_only): they change no byte of the database, several may
+// run at once, and none while a writer has it open. Every command but enc-info opens the tree at
+// `db.dir` (with the key of `db.keys` when the database is encrypted), does its work, closes the
+// tree and returns the process exit status (exit_code). A failure is printed to stderr as
+// "skv: <command>: <code>: <message>" ("<code>/<sub-kind>" for an encryption error). Keys and
+// values arrive already decoded (escape.h) and are printed as OutputOptions says. Writes are
+// committed with Durability::Immediate.
 //
-// Thread safety: each command runs on the calling thread; none may run concurrently on the same
-// directory (a second open fails with Busy).
+// Thread safety: each command runs on the calling thread.
 
 #ifndef SKV_TOOLS_SKV_COMMANDS_H_
 #define SKV_TOOLS_SKV_COMMANDS_H_
@@ -24,8 +23,18 @@
 #include <string_view>
 
 #include "skv/encryption.h"
+#include "skv/status.h"
 
 namespace skv::cli {
+
+// Exit statuses (docs/cli.md, "Exit status").
+constexpr int kExitOk = 0;
+constexpr int kExitNotFound = 1;  // the key, the version or the database does not exist
+constexpr int kExitUsage = 2;     // a bad command line, or a request the engine calls invalid
+constexpr int kExitFailed = 3;    // data or I/O error: damage, a refused key, busy, disk full, ...
+
+// The exit status for a command that ended with `s`.
+int exit_code(const Status& s);
 
 // Where a command finds the key of an encrypted database (docs/encryption.md, "The skv tool").
 struct KeyOptions {
@@ -42,6 +51,12 @@ struct KeyOptions {
 struct Database {
   std::string dir;
   KeyOptions keys;
+};
+
+// How keys, values and results are printed.
+struct OutputOptions {
+  bool json = false;  // one JSON object per entry (scan, history) or per command
+  bool hex = false;   // keys and values as hex (escape.h)
 };
 
 // Which keys a scan or count visits: [start, end) intersected with the keys that begin with
@@ -71,46 +86,55 @@ int run_demo(const Database& db);
 int run_set(const Database& db, const std::string& key, const std::string& value,
             std::optional<uint64_t> at, bool versioned);
 
-// Prints the value of `key` (escaped, or the raw bytes without a newline when `raw`). A missing
-// key is a failure (NotFound, exit status 1).
-int run_get(const Database& db, const std::string& key, bool raw);
+// Prints the value of `key` (or, with `raw`, the bytes as stored and no newline). A missing key
+// is NotFound (exit status 1). JSON: {"key":..,"value":..}.
+int run_get(const Database& db, const OutputOptions& out, const std::string& key, bool raw);
 
 // As run_get(), for the value `key` had at timestamp `ts` (get_at). NotFound when it had none
-// then; NotSupported on a database that is not versioned.
-int run_get_at(const Database& db, const std::string& key, uint64_t ts, bool raw);
+// then; NotSupported on a database that is not versioned. JSON adds "timestamp".
+int run_get_at(const Database& db, const OutputOptions& out, const std::string& key, uint64_t ts,
+               bool raw);
 
 // Prints the versions of `key`, newest first (then the later commit first), at most `limit` (0:
-// all): one line per version, its timestamp in decimal, a tab and the escaped value; with
-// `tombstones` a delete is the line "<timestamp> deleted" (no tab, so it never reads as a
-// value). A key without versions prints nothing and succeeds. NotSupported on a database that is
-// not versioned.
-int run_history(const Database& db, const std::string& key, bool tombstones, uint64_t limit);
+// all): one line per version, its timestamp in decimal, a tab and the value; with `tombstones` a
+// delete is the line "<timestamp> deleted" (no tab, so it never reads as a value). JSON: one
+// object per line, {"timestamp":..,"value":..} or {"timestamp":..,"deleted":true}. A key without
+// versions prints nothing and succeeds. NotSupported on a database that is not versioned.
+int run_history(const Database& db, const OutputOptions& out, const std::string& key,
+                bool tombstones, uint64_t limit);
 
 // Deletes `key` (deleting a missing key succeeds).
 int run_del(const Database& db, const std::string& key);
 
-// Prints one line per entry: the escaped key, and unless keys_only a tab and the escaped value.
-// With `at`, the database as it was then (range_at / keys_at; a versioned database).
-int run_scan(const Database& db, const ScanOptions& options);
+// Prints one line per entry: the key, and unless keys_only a tab and the value. JSON: one object
+// per line, {"key":..,"value":..}. With `at`, the database as it was then (range_at / keys_at; a
+// versioned database).
+int run_scan(const Database& db, const OutputOptions& out, const ScanOptions& options);
 
-// Prints the number of live keys in the range.
-int run_count(const Database& db, const KeyRange& range);
+// Prints the number of live keys in the range. JSON: {"count":N}.
+int run_count(const Database& db, const OutputOptions& out, const KeyRange& range);
 
 // Prints the tree's TreeStats and its stored versioning.
-int run_stats(const Database& db);
+int run_stats(const Database& db, const OutputOptions& out);
+
+// Writes the memtable to a table and waits until it is durable.
+int run_flush(const Database& db, const OutputOptions& out);
+
+// Compacts every level down and waits for it.
+int run_compact(const Database& db, const OutputOptions& out);
 
 // Writes a checkpoint of the database into `target`, where nothing may exist yet
 // (Tree::checkpoint): the source opens read-only, so no byte of it changes and its unflushed WAL
 // is copied. `command` is "checkpoint" or "restore" (a restore is a checkpoint of a checkpoint
 // into the database's place); it names the command in messages. The copy is encrypted under the
 // same key when the source is.
-int run_checkpoint(std::string_view command, const Database& db, const std::string& target);
+int run_checkpoint(std::string_view command, const Database& db, const OutputOptions& out,
+                   const std::string& target);
 
-// Writes the memtable to a table and waits until it is durable.
-int run_flush(const Database& db);
-
-// Compacts every level down and waits for it.
-int run_compact(const Database& db);
+// Reads and checks every live file (Tree::verify) and prints a line per file ("ok" or "DAMAGED"
+// with the error) and a summary; with a terminal on stderr, a progress bar there. Exit status 3
+// when any file is damaged. JSON: one object with "files", "bytes" and "damaged".
+int run_verify(const Database& db, const OutputOptions& out);
 
 // Lists how each file of the database at `dir` is sealed, without a key and without opening the
 // tree: a first line for CURRENT ("sealed" with its key id, cipher and database id, or "plain"),

@@ -157,7 +157,7 @@ int run_enc_info(const std::string& dir) {
   if (!fs::is_regular_file(root / current_file_name(), ec)) {
     print_error("enc-info", Status::not_found(dir + ": not an skv database (it has no " +
                                               current_file_name() + ")"));
-    return 1;
+    return kExitNotFound;
   }
   struct Entry {
     std::string name;
@@ -173,7 +173,7 @@ int run_enc_info(const std::string& dir) {
   }
   if (ec) {
     print_error("enc-info", Status::io_error(dir + ": cannot be listed: " + ec.message()));
-    return 1;
+    return kExitFailed;
   }
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.name < b.name; });

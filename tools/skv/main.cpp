@@ -1,13 +1,19 @@
-// skv: the command-line tool. Parses the command line and runs one command (commands.h).
-// Exit status: 0 success, 1 the operation failed (Status printed), 2 bad usage.
-// The key of an encrypted database comes from --key-file, else from the environment variable
-// SKV_KEY_FILE (a path, never a key); the key itself is never printed.
+// skv: the command-line tool. Parses the command line with CLI11 and runs one command
+// (commands.h). docs/cli.md lists every command with an example.
+//
+// Exit status: 0 success, 1 not found, 2 bad usage (or a request the engine calls invalid),
+// 3 a data or I/O error (commands.h, exit_code). The key of an encrypted database comes from
+// --key-file, else from the environment variable SKV_KEY_FILE (a path, never a key); the key
+// itself is never printed.
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
+#include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,68 +21,31 @@
 
 #include "commands.h"
 #include "escape.h"
+#include "session.h"
 #include "skv/encryption.h"
 #include "skv/options.h"
+#include "skv/version.h"
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: skv <command> <dir> [arguments]\n"
-    "\n"
-    "commands:\n"
-    "  demo <dir>                 write sample users, read and scan them, show a conflict\n"
-    "  set <dir> <key> <value> [--at TS] [--versioned]\n"
-    "                             set a key (durable when the command returns); --at: stamped\n"
-    "                             with timestamp TS; --versioned: create a missing database\n"
-    "                             versioned (keeping every version), or insist that it is\n"
-    "  get <dir> <key> [--raw]    print a value (--raw: the bytes as stored, no newline)\n"
-    "  get-at <dir> <key> <TS> [--raw]\n"
-    "                             print the value the key had at timestamp TS\n"
-    "  history <dir> <key> [--tombstones] [--limit N]\n"
-    "                             print the key's versions, newest first: 'TS<TAB>value' lines,\n"
-    "                             and with --tombstones 'TS deleted' for each delete\n"
-    "  del <dir> <key>            delete a key\n"
-    "  scan <dir> [--prefix P] [--start S] [--end E] [--reverse] [--limit N] [--keys-only]\n"
-    "       [--at TS]             print 'key<TAB>value' lines in key order ([S, E) and/or P);\n"
-    "                             --at: the database as it was at timestamp TS\n"
-    "  count <dir> [--prefix P] [--start S] [--end E]\n"
-    "                             print the number of keys\n"
-    "  stats <dir>                print the tree's counters and level shape\n"
-    "  flush <dir>                write the memtable to a table\n"
-    "  compact <dir>              compact every level down\n"
-    "  checkpoint <dir> <target>  copy the database into <target>, a path where nothing is yet;\n"
-    "                             the copy opens as a database (hard links where possible)\n"
-    "  restore <checkpoint> <dir> make <dir>, a path where nothing is yet, a database from a\n"
-    "                             checkpoint\n"
-    "  enc-info <dir>             show how each file is sealed (cipher, key id, database id),\n"
-    "                             read from the file headers; needs no key, writes nothing\n"
-    "\n"
-    "get, get-at, history, scan, count, stats, checkpoint and restore open the database\n"
-    "read-only: they change none of its bytes, and may run while other readers do (not while a\n"
-    "writer has it open).\n"
-    "\n"
-    "Encryption (every command but enc-info):\n"
-    "  --key-file PATH            the database's key: a file of 32 raw bytes or 64 hex digits\n"
-    "                             that only its owner may read (chmod 600); without the option,\n"
-    "                             the path in SKV_KEY_FILE, if set. A database created with a\n"
-    "                             key (by set or demo) is encrypted, one created without is not\n"
-    "  --key-id N                 the key id the key is held under (default 1)\n"
-    "  --cipher C                 set, demo: the cipher of a new database, xchacha20-poly1305\n"
-    "                             (the default) or aes-256-gcm (x86-64 with AES-NI only)\n"
-    "  A key file:  head -c 32 /dev/urandom > key && chmod 600 key\n"
-    "\n"
-    "Timestamps (TS) are nanoseconds since the Unix epoch, 0 to 9223372036854775807. The\n"
-    "versioned commands (--at, get-at, history) need a database created versioned; a database\n"
-    "opens as it was created.\n"
-    "Keys and values are bytes. Output prints a backslash as \\\\ and any byte outside printable\n"
-    "ASCII as \\xNN; arguments are read back the same way (so 'a\\x00b' is a, a zero byte, b).\n"
-    "Exit status: 0 success, 1 failure (not found, I/O, corruption, busy, a refused key, ...),\n"
-    "2 bad usage.\n";
+using skv::cli::kExitUsage;
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "skv: %s\n(run 'skv --help' for usage)\n", message.c_str());
-  return 2;
-}
+constexpr char kFooter[] =
+    "Keys and values are bytes. Text output prints valid UTF-8 as it is, a backslash as \\\\ and\n"
+    "control characters and bytes outside UTF-8 as \\xNN; arguments are read back the same way\n"
+    "(so 'a\\x00b' is a, a zero byte, b). With --hex both are hex digits. A value of '-' is read\n"
+    "from standard input (all of it, as bytes).\n"
+    "Timestamps (TS) are nanoseconds since the Unix epoch, 0 to 9223372036854775807.\n"
+    "Commands that only read (get, get-at, history, scan, count, stats, verify, checkpoint,\n"
+    "restore) open the database read-only: they change none of its bytes.\n"
+    "A key file:  head -c 32 /dev/urandom > key && chmod 600 key\n"
+    "Exit status: 0 success, 1 not found, 2 bad usage, 3 data or I/O error (damage, a refused\n"
+    "key, busy, disk full, ...).";
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // A decimal number with nothing around it, at most `max`.
 std::optional<uint64_t> parse_number(std::string_view text, uint64_t max) {
@@ -88,224 +57,351 @@ std::optional<uint64_t> parse_number(std::string_view text, uint64_t max) {
   return n;
 }
 
-// A timestamp argument: nanoseconds since the Unix epoch, 0 to 2^63 - 1 (kMaxTimestamp).
-std::optional<uint64_t> parse_timestamp(std::string_view text) {
-  return parse_number(text, skv::kMaxTimestamp);
+uint64_t timestamp_arg(std::string_view what, const std::string& text) {
+  std::optional<uint64_t> ts = parse_number(text, skv::kMaxTimestamp);
+  if (!ts) {
+    throw UsageError(std::string(what) + ": a timestamp must be a number from 0 to " +
+                     std::to_string(skv::kMaxTimestamp) + ", got '" + text + "'");
+  }
+  return *ts;
 }
 
-std::string bad_timestamp(std::string_view text) {
-  return "a timestamp must be a number from 0 to " + std::to_string(skv::kMaxTimestamp) +
-         ", got '" + std::string(text) + "'";
-}
-
-struct Args {
-  // The directory as typed (a path, never unescaped), then the unescaped keys and values.
-  std::vector<std::string> positional;
-  skv::cli::ScanOptions scan;
-  bool raw = false;
-  bool tombstones = false;
-  bool versioned = false;
-  std::optional<uint64_t> at;
-  std::optional<std::string> key_file;
-  std::optional<uint32_t> key_id;
-  std::optional<skv::CipherSuite> cipher;
-  std::vector<std::string> flags_seen;
+// The options every command that opens a database takes, and how output is printed.
+struct Common {
+  std::string key_file;
+  std::string key_id;
+  std::string cipher;
+  bool json = false;
+  bool hex = false;
 };
 
-// Parses everything after the command name. Returns 0, or the exit status of a usage error.
-int parse(int argc, char** argv, Args* args) {
-  bool options_done = false;
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (!options_done && arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (options_done || arg.size() < 2 || arg.substr(0, 2) != "--") {
-      if (args->positional.empty()) {
-        args->positional.emplace_back(arg);
-        continue;
-      }
-      skv::Result<std::string> text = skv::cli::unescape(arg);
-      if (!text.ok()) return usage_error(text.status().message());
-      args->positional.push_back(std::move(text).value());
-      continue;
-    }
-    args->flags_seen.emplace_back(arg);
-    if (arg == "--reverse") {
-      args->scan.reverse = true;
-    } else if (arg == "--keys-only") {
-      args->scan.keys_only = true;
-    } else if (arg == "--raw") {
-      args->raw = true;
-    } else if (arg == "--tombstones") {
-      args->tombstones = true;
-    } else if (arg == "--versioned") {
-      args->versioned = true;
-    } else if (arg == "--prefix" || arg == "--start" || arg == "--end" || arg == "--limit" ||
-               arg == "--at" || arg == "--key-file" || arg == "--key-id" || arg == "--cipher") {
-      if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
-      const std::string_view value = argv[++i];
-      if (arg == "--key-file") {
-        if (value.empty()) return usage_error("--key-file needs a path");
-        args->key_file = std::string(value);  // a path, as typed
-        continue;
-      }
-      if (arg == "--key-id") {
-        const std::optional<uint64_t> id = parse_number(value, UINT32_MAX);
-        if (!id || *id == 0) {
-          return usage_error("--key-id needs a number from 1 to " + std::to_string(UINT32_MAX) +
-                             ", got '" + std::string(value) + "'");
-        }
-        args->key_id = static_cast<uint32_t>(*id);
-        continue;
-      }
-      if (arg == "--cipher") {
-        if (value == skv::cipher_name(skv::CipherSuite::XChaCha20Poly1305)) {
-          args->cipher = skv::CipherSuite::XChaCha20Poly1305;
-        } else if (value == skv::cipher_name(skv::CipherSuite::Aes256Gcm)) {
-          args->cipher = skv::CipherSuite::Aes256Gcm;
-        } else {
-          return usage_error("--cipher takes xchacha20-poly1305 or aes-256-gcm, got '" +
-                             std::string(value) + "'");
-        }
-        continue;
-      }
-      if (arg == "--limit") {
-        const std::optional<uint64_t> limit = parse_number(value, UINT64_MAX);
-        if (!limit) {
-          return usage_error("--limit needs a non-negative number, got '" + std::string(value) +
-                             "'");
-        }
-        args->scan.limit = *limit;
-        continue;
-      }
-      if (arg == "--at") {
-        args->at = parse_timestamp(value);
-        if (!args->at) return usage_error("--at: " + bad_timestamp(value));
-        continue;
-      }
-      skv::Result<std::string> text = skv::cli::unescape(value);
-      if (!text.ok()) return usage_error(text.status().message());
-      std::string& slot = arg == "--prefix"  ? args->scan.range.prefix
-                          : arg == "--start" ? args->scan.range.start
-                                             : args->scan.range.end;
-      slot = std::move(text).value();
-    } else {
-      return usage_error("unknown option '" + std::string(arg) + "'");
-    }
+// A key or value argument: hex digits with --hex, else escaped text (escape.h); with
+// `from_stdin`, "-" means everything on standard input.
+std::string bytes_arg(const Common& c, const std::string& text, bool from_stdin = false) {
+  if (from_stdin && text == "-") {
+    std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (std::cin.bad()) throw UsageError("cannot read the value from standard input");
+    return in;
   }
-  return 0;
+  skv::Result<std::string> decoded = c.hex ? skv::cli::from_hex(text) : skv::cli::unescape(text);
+  if (!decoded.ok()) throw UsageError(decoded.status().message());
+  return std::move(decoded).value();
 }
 
-// Usage error unless every flag given is in `allowed` (a space-separated list).
-int check_flags(const Args& args, std::string_view command, std::string_view allowed) {
-  for (const std::string& flag : args.flags_seen) {
-    const std::string padded = " " + std::string(allowed) + " ";
-    if (padded.find(" " + flag + " ") == std::string::npos) {
-      return usage_error("'" + std::string(command) + "' does not take " + flag);
+skv::cli::Database database(const Common& c, const std::string& dir) {
+  if (dir.empty()) throw UsageError("the directory must not be empty");
+  skv::cli::Database db;
+  db.dir = dir;
+  if (!c.key_file.empty()) {
+    db.keys.key_file = c.key_file;
+  } else if (const char* env = std::getenv("SKV_KEY_FILE"); env != nullptr && *env != '\0') {
+    db.keys.key_file = env;
+  }
+  if (!c.key_id.empty()) {
+    const std::optional<uint64_t> id = parse_number(c.key_id, UINT32_MAX);
+    if (!id || *id == 0) {
+      throw UsageError("--key-id needs a number from 1 to " + std::to_string(UINT32_MAX) +
+                       ", got '" + c.key_id + "'");
+    }
+    db.keys.key_id = static_cast<uint32_t>(*id);
+  }
+  if (!c.cipher.empty()) {
+    if (c.cipher == skv::cipher_name(skv::CipherSuite::XChaCha20Poly1305)) {
+      db.keys.cipher = skv::CipherSuite::XChaCha20Poly1305;
+    } else if (c.cipher == skv::cipher_name(skv::CipherSuite::Aes256Gcm)) {
+      db.keys.cipher = skv::CipherSuite::Aes256Gcm;
+    } else {
+      throw UsageError("--cipher takes xchacha20-poly1305 or aes-256-gcm, got '" + c.cipher + "'");
     }
   }
-  return 0;
+  if (db.keys.key_file.empty() && (!c.key_id.empty() || !c.cipher.empty())) {
+    throw UsageError(std::string(!c.key_id.empty() ? "--key-id" : "--cipher") +
+                     " needs a key file (--key-file PATH or SKV_KEY_FILE)");
+  }
+  return db;
+}
+
+skv::cli::OutputOptions output(const Common& c) { return {c.json, c.hex}; }
+
+// Adds the key options (and, when `prints`, --json and --hex) to `cmd`.
+void key_options(CLI::App* cmd, Common* c, bool cipher) {
+  cmd->add_option("--key-file", c->key_file,
+                  "the database's key: 32 raw bytes or 64 hex digits, mode 0600 (default: the "
+                  "path in SKV_KEY_FILE)");
+  cmd->add_option("--key-id", c->key_id, "the key id the key is held under (default 1)");
+  if (cipher) {
+    cmd->add_option("--cipher", c->cipher,
+                    "the cipher of a new database: xchacha20-poly1305 (default) or aes-256-gcm");
+  }
+}
+void output_options(CLI::App* cmd, Common* c) {
+  cmd->add_flag("--json", c->json, "print JSON (one object per entry, or per command)");
+  cmd->add_flag("--hex", c->hex, "keys and values as hex, in the arguments and the output");
+}
+
+std::string version_text() {
+  std::string text = "skv " + std::string(skv::kVersion) + " (format version " +
+                     std::to_string(skv::kFormatVersion) + "; encryption: ";
+  if (!skv::encryption_compiled()) return text + "not built in)";
+  text += skv::cipher_name(skv::CipherSuite::XChaCha20Poly1305);
+  if (skv::cipher_available(skv::CipherSuite::Aes256Gcm)) {
+    text += ", ";
+    text += skv::cipher_name(skv::CipherSuite::Aes256Gcm);
+  }
+  return text + ")";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  const std::string_view command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
+  CLI::App app(
+      "skv: an embedded, transactional key-value store. Every command names the "
+      "database's directory first.",
+      "skv");
+  app.footer(kFooter);
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  Common c;
+  int rc = 0;
+  // What the chosen command runs once the command line parsed.
+  std::function<int()> run;
+
+  std::string dir, key, value, ts, target, help_topic;
+  bool raw = false, versioned = false, tombstones = false;
+  std::string at, limit;
+  skv::cli::ScanOptions scan;
+  std::string prefix, start, end;
+
+  auto* demo =
+      app.add_subcommand("demo", "write sample users, read and scan them, show a conflict");
+  demo->add_option("dir", dir, "database directory")->required();
+  key_options(demo, &c, true);
+  demo->callback([&] { run = [&] { return skv::cli::run_demo(database(c, dir)); }; });
+
+  auto* set = app.add_subcommand("set", "set a key (durable when the command returns)");
+  set->add_option("dir", dir, "database directory")->required();
+  set->add_option("key", key, "the key")->required();
+  set->add_option("value", value, "the value ('-': standard input)")->required();
+  set->add_option("--at", at, "stamp the version with timestamp TS (a versioned database)");
+  set->add_flag(
+      "--versioned", versioned,
+      "create a missing database versioned (keeping every version), or insist that it is");
+  key_options(set, &c, true);
+  output_options(set, &c);
+  set->callback([&] {
+    run = [&] {
+      std::optional<uint64_t> when;
+      if (!at.empty()) when = timestamp_arg("--at", at);
+      return skv::cli::run_set(database(c, dir), bytes_arg(c, key), bytes_arg(c, value, true), when,
+                               versioned);
+    };
+  });
+
+  auto* get = app.add_subcommand("get", "print a value");
+  get->add_option("dir", dir, "database directory")->required();
+  get->add_option("key", key, "the key")->required();
+  get->add_flag("--raw", raw, "print the bytes as stored, no newline");
+  key_options(get, &c, false);
+  output_options(get, &c);
+  get->callback([&] {
+    run = [&] { return skv::cli::run_get(database(c, dir), output(c), bytes_arg(c, key), raw); };
+  });
+
+  auto* get_at = app.add_subcommand("get-at", "print the value the key had at timestamp TS");
+  get_at->add_option("dir", dir, "database directory")->required();
+  get_at->add_option("key", key, "the key")->required();
+  get_at->add_option("ts", ts, "the timestamp")->required();
+  get_at->add_flag("--raw", raw, "print the bytes as stored, no newline");
+  key_options(get_at, &c, false);
+  output_options(get_at, &c);
+  get_at->callback([&] {
+    run = [&] {
+      const uint64_t when = timestamp_arg("get-at", ts);
+      return skv::cli::run_get_at(database(c, dir), output(c), bytes_arg(c, key), when, raw);
+    };
+  });
+
+  auto* history = app.add_subcommand("history", "print the key's versions, newest first");
+  history->add_option("dir", dir, "database directory")->required();
+  history->add_option("key", key, "the key")->required();
+  history->add_flag("--tombstones", tombstones, "also print each delete, as 'TS deleted'");
+  history->add_option("--limit", limit, "at most N versions");
+  key_options(history, &c, false);
+  output_options(history, &c);
+
+  auto parse_limit = [&]() -> uint64_t {
+    if (limit.empty()) return 0;
+    const std::optional<uint64_t> n = parse_number(limit, UINT64_MAX);
+    if (!n) throw UsageError("--limit needs a non-negative number, got '" + limit + "'");
+    return *n;
+  };
+  history->callback([&] {
+    run = [&] {
+      return skv::cli::run_history(database(c, dir), output(c), bytes_arg(c, key), tombstones,
+                                   parse_limit());
+    };
+  });
+
+  auto* del = app.add_subcommand("del", "delete a key");
+  del->add_option("dir", dir, "database directory")->required();
+  del->add_option("key", key, "the key")->required();
+  key_options(del, &c, false);
+  output_options(del, &c);
+  del->callback(
+      [&] { run = [&] { return skv::cli::run_del(database(c, dir), bytes_arg(c, key)); }; });
+
+  auto range_options = [&](CLI::App* cmd) {
+    cmd->add_option("--prefix", prefix, "only keys that start with P");
+    cmd->add_option("--start", start, "from key S (included)");
+    cmd->add_option("--end", end, "to key E (excluded)");
+  };
+  auto key_range = [&]() {
+    skv::cli::KeyRange r;
+    r.prefix = bytes_arg(c, prefix);
+    r.start = bytes_arg(c, start);
+    r.end = bytes_arg(c, end);
+    return r;
+  };
+
+  auto* scan_cmd = app.add_subcommand("scan", "print 'key<TAB>value' lines in key order");
+  scan_cmd->add_option("dir", dir, "database directory")->required();
+  range_options(scan_cmd);
+  scan_cmd->add_flag("--reverse", scan.reverse, "in descending key order");
+  scan_cmd->add_option("--limit", limit, "at most N entries");
+  scan_cmd->add_flag("--keys-only", scan.keys_only, "print keys only");
+  scan_cmd->add_option("--at", at, "the database as it was at timestamp TS");
+  key_options(scan_cmd, &c, false);
+  output_options(scan_cmd, &c);
+  scan_cmd->callback([&] {
+    run = [&] {
+      scan.range = key_range();
+      scan.limit = parse_limit();
+      if (!at.empty()) scan.at = timestamp_arg("--at", at);
+      return skv::cli::run_scan(database(c, dir), output(c), scan);
+    };
+  });
+
+  auto* count = app.add_subcommand("count", "print the number of keys");
+  count->add_option("dir", dir, "database directory")->required();
+  range_options(count);
+  key_options(count, &c, false);
+  output_options(count, &c);
+  count->callback(
+      [&] { run = [&] { return skv::cli::run_count(database(c, dir), output(c), key_range()); }; });
+
+  auto* stats = app.add_subcommand("stats", "print the tree's counters and level shape");
+  stats->add_option("dir", dir, "database directory")->required();
+  key_options(stats, &c, false);
+  output_options(stats, &c);
+  stats->callback([&] { run = [&] { return skv::cli::run_stats(database(c, dir), output(c)); }; });
+
+  auto* flush = app.add_subcommand("flush", "write the memtable to a table");
+  flush->add_option("dir", dir, "database directory")->required();
+  key_options(flush, &c, false);
+  output_options(flush, &c);
+  flush->callback([&] { run = [&] { return skv::cli::run_flush(database(c, dir), output(c)); }; });
+
+  auto* compact = app.add_subcommand("compact", "compact every level down");
+  compact->add_option("dir", dir, "database directory")->required();
+  key_options(compact, &c, false);
+  output_options(compact, &c);
+  compact->callback(
+      [&] { run = [&] { return skv::cli::run_compact(database(c, dir), output(c)); }; });
+
+  auto* verify = app.add_subcommand(
+      "verify", "read and check every live file; exit status 3 on damage (alias: scrub)");
+  verify->alias("scrub");
+  verify->add_option("dir", dir, "database directory")->required();
+  key_options(verify, &c, false);
+  output_options(verify, &c);
+  verify->callback(
+      [&] { run = [&] { return skv::cli::run_verify(database(c, dir), output(c)); }; });
+
+  auto* checkpoint = app.add_subcommand(
+      "checkpoint",
+      "copy the database into TARGET, a path where nothing is yet; the copy opens "
+      "as a database (hard links where possible)");
+  checkpoint->add_option("dir", dir, "database directory")->required();
+  checkpoint->add_option("target", target, "where the copy goes")->required();
+  key_options(checkpoint, &c, false);
+  output_options(checkpoint, &c);
+  checkpoint->callback([&] {
+    run = [&] {
+      if (target.empty()) throw UsageError("the target directory must not be empty");
+      return skv::cli::run_checkpoint("checkpoint", database(c, dir), output(c), target);
+    };
+  });
+
+  auto* restore = app.add_subcommand(
+      "restore", "make DIR, a path where nothing is yet, a database from a checkpoint");
+  restore->add_option("checkpoint", dir, "the checkpoint")->required();
+  restore->add_option("dir", target, "the new database directory")->required();
+  key_options(restore, &c, false);
+  output_options(restore, &c);
+  restore->callback([&] {
+    run = [&] {
+      if (target.empty()) throw UsageError("the target directory must not be empty");
+      return skv::cli::run_checkpoint("restore", database(c, dir), output(c), target);
+    };
+  });
+
+  auto* enc_info = app.add_subcommand(
+      "enc-info",
+      "show how each file is sealed (cipher, key id, database id), read from the "
+      "file headers; needs no key, writes nothing");
+  enc_info->add_option("dir", dir, "database directory")->required();
+  enc_info->callback([&] {
+    run = [&] {
+      if (dir.empty()) throw UsageError("the directory must not be empty");
+      return skv::cli::run_enc_info(dir);
+    };
+  });
+
+  auto* help = app.add_subcommand("help", "print the help of skv, or of one command");
+  help->add_option("command", help_topic, "a command");
+  help->callback([&] {
+    run = [&] {
+      if (help_topic.empty()) {
+        std::cout << app.help();
+        return 0;
+      }
+      for (CLI::App* sub : app.get_subcommands({})) {
+        if (sub->get_name() == help_topic || sub->check_name(help_topic)) {
+          std::cout << sub->help(app.get_name());
+          return 0;
+        }
+      }
+      throw UsageError("no command '" + help_topic + "' (run 'skv --help')");
+    };
+  });
+
+  // A first word that names no command, said plainly (CLI11 would ask for a subcommand).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (CLI::App* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::fprintf(stderr, "skv: unknown command '%s'\n(run 'skv --help' for usage)\n", argv[1]);
+      return kExitUsage;
     }
-    if (std::strcmp(argv[i], "--") == 0) break;
   }
-
-  Args args;
-  if (int rc = parse(argc, argv, &args)) return rc;
-  const std::vector<std::string>& pos = args.positional;
-
-  struct Shape {
-    const char* name;
-    size_t positional;  // including <dir>
-    const char* flags;
-  };
-  // Every command that opens the database takes --key-file and --key-id; the ones that may
-  // create it take --cipher too.
-  static constexpr Shape kShapes[] = {
-      {"demo", 1, "--key-file --key-id --cipher"},
-      {"set", 3, "--at --versioned --key-file --key-id --cipher"},
-      {"get", 2, "--raw --key-file --key-id"},
-      {"get-at", 3, "--raw --key-file --key-id"},
-      {"history", 2, "--tombstones --limit --key-file --key-id"},
-      {"del", 2, "--key-file --key-id"},
-      {"scan", 1, "--prefix --start --end --reverse --limit --keys-only --at --key-file --key-id"},
-      {"count", 1, "--prefix --start --end --key-file --key-id"},
-      {"stats", 1, "--key-file --key-id"},
-      {"flush", 1, "--key-file --key-id"},
-      {"compact", 1, "--key-file --key-id"},
-      {"checkpoint", 2, "--key-file --key-id"},
-      {"restore", 2, "--key-file --key-id"},
-      {"enc-info", 1, ""},
-  };
-  const Shape* shape = nullptr;
-  for (const Shape& s : kShapes) {
-    if (command == s.name) shape = &s;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "skv: %s\n(run 'skv --help' for usage)\n", e.what());
+    return kExitUsage;
   }
-  if (shape == nullptr) return usage_error("unknown command '" + std::string(command) + "'");
-  if (pos.size() != shape->positional) {
-    return usage_error("'" + std::string(command) + "' takes " + std::to_string(shape->positional) +
-                       " argument(s), got " + std::to_string(pos.size()));
+  try {
+    rc = run();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "skv: %s\n(run 'skv --help' for usage)\n", e.what());
+    return kExitUsage;
   }
-  if (int rc = check_flags(args, command, shape->flags)) return rc;
-  if (pos[0].empty()) return usage_error("the directory must not be empty");
-
-  if (command == "enc-info") return skv::cli::run_enc_info(pos[0]);
-
-  skv::cli::Database db;
-  db.dir = pos[0];
-  if (args.key_file) {
-    db.keys.key_file = *args.key_file;
-  } else if (const char* env = std::getenv("SKV_KEY_FILE"); env != nullptr && *env != '\0') {
-    db.keys.key_file = env;
-  }
-  if (db.keys.key_file.empty() && (args.key_id || args.cipher)) {
-    return usage_error(std::string(args.key_id ? "--key-id" : "--cipher") +
-                       " needs a key file (--key-file PATH or SKV_KEY_FILE)");
-  }
-  if (args.key_id) db.keys.key_id = *args.key_id;
-  db.keys.cipher = args.cipher;
-
-  if (command == "demo") return skv::cli::run_demo(db);
-  if (command == "set") return skv::cli::run_set(db, pos[1], pos[2], args.at, args.versioned);
-  if (command == "get") return skv::cli::run_get(db, pos[1], args.raw);
-  if (command == "get-at") {
-    const std::optional<uint64_t> ts = parse_timestamp(pos[2]);
-    if (!ts) return usage_error("get-at: " + bad_timestamp(pos[2]));
-    return skv::cli::run_get_at(db, pos[1], *ts, args.raw);
-  }
-  if (command == "history") {
-    return skv::cli::run_history(db, pos[1], args.tombstones, args.scan.limit);
-  }
-  if (command == "del") return skv::cli::run_del(db, pos[1]);
-  if (command == "scan") {
-    args.scan.at = args.at;
-    return skv::cli::run_scan(db, args.scan);
-  }
-  if (command == "count") return skv::cli::run_count(db, args.scan.range);
-  if (command == "stats") return skv::cli::run_stats(db);
-  if (command == "flush") return skv::cli::run_flush(db);
-  if (command == "checkpoint" || command == "restore") {
-    if (pos[1].empty()) return usage_error("the target directory must not be empty");
-    return skv::cli::run_checkpoint(command, db, pos[1]);
-  }
-  return skv::cli::run_compact(db);
+  std::fflush(stdout);
+  return rc;
 }

@@ -21,6 +21,19 @@ Status Session::commit(Transaction& tx) {
   return wait(tx.commit());
 }
 
+int exit_code(const Status& s) {
+  switch (s.code()) {
+    case Code::Ok:
+      return kExitOk;
+    case Code::NotFound:
+      return kExitNotFound;
+    case Code::InvalidArgument:
+      return kExitUsage;
+    default:
+      return kExitFailed;
+  }
+}
+
 void print_error(std::string_view command, const Status& status) {
   std::string text = code_name(status.code());
   if (status.encryption_error() != EncryptionError::None) {
@@ -91,8 +104,9 @@ int with_tree(std::string_view command, const Database& db, OpenMode mode,
   const std::string& dir = db.dir;
   Result<std::shared_ptr<KeyManager>> keys = load_keys(db.keys);
   if (!keys.ok()) {
+    // A refused key file (its mode, its size, missing) is a refused key: exit status 3.
     print_error(command, keys.status());
-    return 1;
+    return keys.status().code() == Code::NotFound ? kExitNotFound : kExitFailed;
   }
   std::shared_ptr<Platform> platform = default_platform();
   // A versioned create: open what exists as it is (with_versioning would replace a stored
@@ -110,20 +124,20 @@ int with_tree(std::string_view command, const Database& db, OpenMode mode,
   }
   if (!tree.ok()) {
     print_error(command, tree.status().with_context("opening " + dir));
-    return 1;
+    return exit_code(tree.status());
   }
   Session session(platform, std::move(tree).value());
   Status s = body(session);
   Status closed = session.tree().close();
   if (!s.ok()) {
     print_error(command, s);
-    return 1;
+    return exit_code(s);
   }
   if (!closed.ok()) {
     print_error(command, closed.with_context("closing " + dir));
-    return 1;
+    return exit_code(closed);
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace skv::cli

@@ -51,7 +51,8 @@ struct OpenMode {
 // `db.keys`, the key is loaded first (a key file that is missing, the wrong size, or readable by
 // its group or others is refused before the database is touched) and the tree opens with it: an
 // encrypted database opens, a missing one is created encrypted. Returns 0 if loading the key,
-// opening, the body and closing all succeeded; otherwise prints the first error and returns 1.
+// opening, the body and closing all succeeded; otherwise prints the first error and returns its
+// exit_code().
 int with_tree(std::string_view command, const Database& db, OpenMode mode,
               const std::function<Status(Session&)>& body);
 

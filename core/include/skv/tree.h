@@ -71,8 +71,8 @@ struct TreeStats {
 
 // What Tree::verify() found in one file of the database.
 struct VerifiedFile {
-  std::string name;   // "000012.sst", "000014.vlog", "000015.wal", "MANIFEST-000013", "CURRENT"
-  std::string kind;   // "table", "value log", "wal", "manifest", "current"
+  std::string name;    // "000012.sst", "000014.vlog", "000015.wal", "MANIFEST-000013", "CURRENT"
+  std::string kind;    // "table", "value log", "wal", "manifest", "current"
   uint64_t bytes = 0;  // bytes read
   uint64_t units = 0;  // entries (tables, value logs) or records (WAL, manifest) checked
   // OK, or the first damage found: Corruption naming the file and the offset, or the named
