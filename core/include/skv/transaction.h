@@ -77,6 +77,15 @@ class Transaction {
   // string is a copy owned by the caller.
   Result<std::optional<std::string>> get(std::string_view key) const;
 
+  // get() whose table and value log reads run as a task on the platform's executor: natively a
+  // thread of the pool, so the caller is free meanwhile; where the executor is not concurrent
+  // (the browser's, a QueueExecutor) the task runs when the embedder next runs queued work (the
+  // JS wrapper does so on the next turn of the event loop). The answer is get()'s: the same
+  // value, nullopt, or error. Argument errors, this transaction's own writes, and a closed tree
+  // answer at once (a ready future). The read keeps this transaction's snapshot, so the
+  // transaction may end, or the Transaction object go, before it runs.
+  Future<Result<std::optional<std::string>>> get_async(std::string_view key) const;
+
   // A key-value iterator over [start, end). A range whose end sorts before its start (both
   // given) is refused with InvalidArgument rather than read as empty, since it is almost always
   // a mistake; start == end is an empty range.

@@ -97,6 +97,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   void release_snapshot(SequenceNumber seq) override { snapshots_.release(seq); }
   Status get(std::string_view key, SequenceNumber snapshot, std::string* value,
              bool* found) override;
+  Future<Result<std::optional<std::string>>> get_async(std::string key,
+                                                       SequenceNumber snapshot) override;
   // A count or other one-off sweep passes !fill_cache, so it does not evict the blocks point
   // reads keep hot.
   Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,

@@ -29,6 +29,38 @@ void TreeImpl::install_view() {
   view_ = std::move(v);
 }
 
+Future<Result<std::optional<std::string>>> TreeImpl::get_async(std::string key,
+                                                               SequenceNumber snapshot) {
+  using Answer = Result<std::optional<std::string>>;
+  Promise<Answer> done;
+  Future<Answer> f = done.future();
+  if (Status s = check_open(); !s.ok()) {
+    done.set(s);
+    return f;
+  }
+  snapshots_.retain(snapshot);
+  std::weak_ptr<TreeImpl> weak = weak_from_this();
+  platform_->executor().schedule([weak, key = std::move(key), snapshot, done]() {
+    std::shared_ptr<TreeImpl> self = weak.lock();
+    if (self == nullptr) {
+      done.set(Status::closed("tree closed before the read ran"));
+      return;
+    }
+    std::string value;
+    bool found = false;
+    Status s = self->get(key, snapshot, &value, &found);
+    self->snapshots_.release(snapshot);
+    if (!s.ok()) {
+      done.set(s);
+    } else if (found) {
+      done.set(std::optional<std::string>(std::move(value)));
+    } else {
+      done.set(std::optional<std::string>());
+    }
+  });
+  return f;
+}
+
 Status TreeImpl::get(std::string_view key, SequenceNumber snapshot, std::string* value,
                      bool* found) {
   *found = false;

@@ -66,6 +66,10 @@ Result<std::optional<std::string>> Transaction::get(std::string_view key) const 
   return impl_->get(key);
 }
 
+Future<Result<std::optional<std::string>>> Transaction::get_async(std::string_view key) const {
+  return impl_->get_async(key);
+}
+
 namespace {
 Result<Iterator> make_iterator(const TransactionImpl& t, std::string_view start,
                                std::string_view end, bool keys_only) {

@@ -31,6 +31,13 @@ class SnapshotRegistry {
     return s;
   }
 
+  // Registers `seq` once more, for work that reads at it after the registration it came with may
+  // be released (Transaction::get_async). REQUIRES: `seq` is registered now.
+  void retain(SequenceNumber seq) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counts_[seq];
+  }
+
   // Releases one registration of `seq`. REQUIRES: it was acquired and not yet released.
   void release(SequenceNumber seq) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -43,6 +43,12 @@ class TransactionHost {
   virtual Status get(std::string_view key, SequenceNumber snapshot, std::string* value,
                      bool* found) = 0;
 
+  // As get(), run as a task on the platform's executor; the future carries the value (nullopt
+  // when absent or deleted) or the error. `snapshot` stays registered until the task has run, so
+  // the transaction may end first. REQUIRES: `snapshot` is registered now.
+  virtual Future<Result<std::optional<std::string>>> get_async(std::string key,
+                                                               SequenceNumber snapshot) = 0;
+
   // An iterator over the tree at `snapshot`, user keys in [lower, upper) (empty bounds are
   // open). Without `fill_cache` the blocks it reads are not added to the block cache.
   virtual Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot,

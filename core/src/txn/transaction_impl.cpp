@@ -153,14 +153,28 @@ Status TransactionImpl::del(std::string_view key) {
   return writes_.del(key, 0);
 }
 
-Result<std::optional<std::string>> TransactionImpl::get(std::string_view key) const {
-  SKV_RETURN_IF_ERROR(check_readable());
-  if (key.empty()) return Status::invalid_argument("empty key");
-  if (key.size() > kMaxKeySize) return Status::invalid_argument("key exceeds the size limit");
+std::optional<Result<std::optional<std::string>>> TransactionImpl::answer_without_tree(
+    std::string_view key) const {
+  using Answer = Result<std::optional<std::string>>;
+  if (Status s = check_readable(); !s.ok()) return Answer(s);
+  if (key.empty()) return Answer(Status::invalid_argument("empty key"));
+  if (key.size() > kMaxKeySize)
+    return Answer(Status::invalid_argument("key exceeds the size limit"));
   if (std::optional<BufferedWrite> w = writes_.find(key)) {
-    if (w->is_delete) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(w->value));
+    if (w->is_delete) return Answer(std::optional<std::string>());
+    return Answer(std::optional<std::string>(std::string(w->value)));
   }
+  return std::nullopt;
+}
+
+Future<Result<std::optional<std::string>>> TransactionImpl::get_async(std::string_view key) const {
+  using Answer = Result<std::optional<std::string>>;
+  if (std::optional<Answer> a = answer_without_tree(key)) return Future<Answer>::make_ready(*a);
+  return tree_->get_async(std::string(key), snapshot_);
+}
+
+Result<std::optional<std::string>> TransactionImpl::get(std::string_view key) const {
+  if (std::optional<Result<std::optional<std::string>>> a = answer_without_tree(key)) return *a;
   std::string value;
   bool found = false;
   SKV_RETURN_IF_ERROR(tree_->get(key, snapshot_, &value, &found));

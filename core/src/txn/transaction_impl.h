@@ -40,6 +40,8 @@ class TransactionImpl {
   Status set(std::string_view key, std::string_view value);
   Status del(std::string_view key);
   Result<std::optional<std::string>> get(std::string_view key) const;
+  // Transaction::get_async.
+  Future<Result<std::optional<std::string>>> get_async(std::string_view key) const;
   Result<std::unique_ptr<UserIterator>> iterator(std::string_view start, std::string_view end,
                                                  bool keys_only, bool fill_cache = true) const;
   Result<uint64_t> count(std::string_view start, std::string_view end) const;
@@ -59,6 +61,9 @@ class TransactionImpl {
   Status rollback_to_savepoint();
 
  private:
+  // What get() answers without reading the tree: an error of the transaction or the key, or this
+  // transaction's own write of `key`; nullopt when the tree must be read.
+  std::optional<Result<std::optional<std::string>>> answer_without_tree(std::string_view key) const;
   Status check_usable() const;
   Status check_writable(std::string_view key) const;
   Status check_readable() const;
