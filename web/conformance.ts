@@ -10,6 +10,7 @@ declare function check<T>(value: T): void;
 check<typeof ClientApi.open>(client.open);
 check<typeof ClientApi.listDatabases>(client.listDatabases);
 check<typeof ClientApi.deleteDatabase>(client.deleteDatabase);
+check<typeof ClientApi.importFiles>(client.importFiles);
 check<typeof ClientApi.ERROR_CODES>(client.ERROR_CODES);
 check<typeof ClientApi.ENCRYPTION_REASONS>(client.ENCRYPTION_REASONS);
 check<ClientApi.SkvError>(new client.SkvError('encryption', 'x', { reason: 'wrong_key' }));
@@ -21,6 +22,7 @@ check<ClientApi.RangeIterator<unknown>>(null as unknown as client.RangeIterator)
 check<typeof WorkerApi.open>(worker.open);
 check<typeof WorkerApi.listDatabases>(worker.listDatabases);
 check<typeof WorkerApi.deleteDatabase>(worker.deleteDatabase);
+check<typeof WorkerApi.importFiles>(worker.importFiles);
 check<typeof WorkerApi.ERROR_CODES>(worker.ERROR_CODES);
 check<typeof WorkerApi.ENCRYPTION_REASONS>(worker.ENCRYPTION_REASONS);
 check<WorkerApi.Database>(null as unknown as worker.Database);

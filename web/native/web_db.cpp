@@ -334,22 +334,46 @@ val WebDb::bytes_to_js(std::string_view bytes) {
 }
 
 int WebDb::open(const std::string& name, int table, val options) {
+  return open_tree(name, table, options, false);
+}
+
+int WebDb::open_read_only(const std::string& name, int table, val options) {
+  return open_tree(name, table, options, true);
+}
+
+int WebDb::open_tree(const std::string& name, int table, const val& options, bool read_only) {
   if (tree_) return fail(Status::invalid_argument("opfs:" + name + ": this handle is open"));
   Options o = browser_defaults();
   OpfsOptions pool;
   pool.reserve_slots = 24;
   std::shared_ptr<KeyManager> keys;
   if (Status s = read_options(options, &o, &pool, &keys); !s.ok()) return fail(s);
+  if (read_only) {
+    o.read_only = true;
+    o.create_if_missing = false;
+  }
   name_ = name;
   auto handles = std::make_shared<JsSlotHandles>(table);
+  std::shared_ptr<std::map<std::string, std::shared_ptr<SlotHandles>>> targets = targets_;
   platform_ = std::make_shared<OpfsPlatform>(
-      [handles](const std::string& db, bool create) -> Result<std::shared_ptr<SlotHandles>> {
-        // The wrapper creates a new database's first slots only when asked to create it, so an
-        // empty table means the database does not exist.
-        if (!create && handles->slot_count() == 0) {
-          return Status::not_found("opfs:" + db + ": no such database");
+      [name, handles, targets](const std::string& db,
+                               bool create) -> Result<std::shared_ptr<SlotHandles>> {
+        if (db == name) {
+          // The wrapper creates a new database's first slots only when asked to create it, so
+          // an empty table means the database does not exist.
+          if (!create && handles->slot_count() == 0) {
+            return Status::not_found("opfs:" + db + ": no such database");
+          }
+          return std::shared_ptr<SlotHandles>(handles);
         }
-        return std::shared_ptr<SlotHandles>(handles);
+        // Another database: only one the wrapper prepared for this call (checkpoint()). Its
+        // table is the slots of a directory the wrapper has just made, so it is no database yet.
+        auto it = targets->find(db);
+        if (it == targets->end()) {
+          return Status::not_found("opfs:" + db + ": no slot table was prepared for it");
+        }
+        if (!create) return Status::not_found("opfs:" + db + ": no such database");
+        return it->second;
       },
       pool);
   o.path = name;
@@ -734,6 +758,55 @@ val WebDb::stats() {
   return out;
 }
 
+int WebDb::checkpoint(const std::string& target, int table) {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  const std::string location = "opfs:" + target;
+  if (target == name_) {
+    return fail(
+        Status::invalid_argument(location + ": already exists (it is the database checkpointed)"));
+  }
+  if (targets_->count(target) != 0) {
+    return fail(Status::busy(location + ": a checkpoint into it is under way"));
+  }
+  auto handles = std::make_shared<JsSlotHandles>(table);
+  // The table must be blank slots only: one that holds a pointer record or a file is a database
+  // (or what is left of one), which a checkpoint must not touch.
+  {
+    Result<std::unique_ptr<OpfsStorage>> probe = OpfsStorage::open(target, handles);
+    if (!probe.ok()) return fail(probe.status());
+    SlotPool& pool = (*probe)->pool();
+    const SlotPoolStats p = pool.stats();
+    if (p.used != 0 || p.damaged != 0) {
+      return fail(Status::invalid_argument(location + ": already exists (its slot table holds " +
+                                           std::to_string(p.used) +
+                                           " files; a checkpoint needs a new database)"));
+    }
+  }
+  targets_->emplace(target, handles);
+  Status s = tree_->checkpoint(target);
+  targets_->erase(target);
+  return fail(s);
+}
+
+int WebDb::verify() {
+  if (!tree_) return fail(Status::closed("opfs:" + name_ + ": the database is closed"));
+  Result<VerifyReport> report = tree_->verify();
+  if (!report.ok()) return fail(report.status());
+  if (report->ok()) return fail(Status());
+  // The first damaged file's own status (its code, and an encryption error's sub-kind), with
+  // the names of all of them in front.
+  const Status* first = nullptr;
+  std::string names;
+  for (const VerifiedFile& f : report->files) {
+    if (f.status.ok()) continue;
+    if (first == nullptr) first = &f.status;
+    names += (names.empty() ? "" : ", ") + f.name;
+  }
+  return fail(first->with_context("opfs:" + name_ + ": " + std::to_string(report->damaged()) +
+                                  " of " + std::to_string(report->files.size()) +
+                                  " files do not check (" + names + ")"));
+}
+
 val WebDb::export_files() {
   OpfsStorage* storage = platform_ ? platform_->storage(name_) : nullptr;
   if (storage == nullptr) {
@@ -788,6 +861,9 @@ EMSCRIPTEN_BINDINGS(skv_web) {
   emscripten::class_<WebDb>("WebDb")
       .constructor<>()
       .function("open", &WebDb::open)
+      .function("openReadOnly", &WebDb::open_read_only)
+      .function("checkpoint", &WebDb::checkpoint)
+      .function("verify", &WebDb::verify)
       .function("close", &WebDb::close)
       .function("begin", &WebDb::begin)
       .function("set", &WebDb::set)

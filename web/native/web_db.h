@@ -56,6 +56,10 @@ class WebDb {
   // a missing key or a key for a plaintext database with an Encryption status (error_reason())
   // before any file is changed. Returns 0 or an error.
   int open(const std::string& name, int table, emscripten::val options);
+  // As open(), read-only (Options::read_only): an existing database only (NotFound otherwise),
+  // and nothing is written to it. The wrapper opens an imported database this way once, to check
+  // it (importFiles()).
+  int open_read_only(const std::string& name, int table, emscripten::val options);
   // Closes the tree (commits still queued are written first). Returns 0 or an error.
   int close();
 
@@ -127,6 +131,19 @@ class WebDb {
   int slots_wanted();
   int add_slots(int n);
 
+  // Writes a checkpoint of the open database (Tree::checkpoint) into the new database `target`,
+  // over handle table `table`, which the wrapper prepared for it: the slot files of a directory
+  // it has just made, all blank. The platform's factory hands those handles out for `target`
+  // during this call only. InvalidArgument ("already exists") for the database's own name or a
+  // table that already holds a database; Busy if a checkpoint into `target` is under way; Quota
+  // ("slot pool exhausted") when the table has too few slots for every copied file, the new
+  // manifest and CURRENT. A failure part-way leaves `target` without CURRENT (the core removes
+  // what it wrote); the wrapper then removes its directory. Returns 0 or an error.
+  int checkpoint(const std::string& target, int table);
+  // Reads and checks every live file (Tree::verify). Returns 0 when all check; otherwise the code
+  // of the first damaged file, with a message naming each damaged file and its damage.
+  int verify();
+
   // Tree and pool counters as a plain object, with the transactions and iterators open now
   // (openTransactions, openIterators): each holds a snapshot.
   emscripten::val stats();
@@ -158,9 +175,14 @@ class WebDb {
   Status start(Cursor* c);
   Status step(Cursor* c);
   int add_cursor(Result<Iterator> it, bool reverse, bool keys_only);
+  int open_tree(const std::string& name, int table, const emscripten::val& options, bool read_only);
 
   std::string name_;
   std::shared_ptr<OpfsPlatform> platform_;
+  // Handle tables of other databases, by name, that the platform's factory hands out: the target
+  // of a checkpoint, for the length of that call.
+  std::shared_ptr<std::map<std::string, std::shared_ptr<SlotHandles>>> targets_ =
+      std::make_shared<std::map<std::string, std::shared_ptr<SlotHandles>>>();
   std::optional<Tree> tree_;
   Status error_;
   int next_id_ = 1;

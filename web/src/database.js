@@ -7,7 +7,6 @@
 // deleteDatabase, set, delete, transaction, flush, compact, close, and Transaction.commit)
 // reports every failure, bad arguments included, by rejecting; it never throws.
 
-import createSkvCore from '../dist/skv-core.mjs';
 import { toBytes } from './codec.js';
 import { SkvError, asSkvError, invalid } from './errors.js';
 import {
@@ -18,45 +17,12 @@ import {
   SlotTable, checkName, checkOpfs, databaseDir, discardDatabase, removeDatabase,
 } from './slots.js';
 import { Engine } from './engine.js';
+import { loadCore, openNames, takeLock } from './core.js';
+import { NewDatabase } from './fresh.js';
 import { Transaction, ownedRange } from './transaction.js';
 
 /** @typedef {import('../types/common.js').Bytes} Bytes */
 /** @typedef {import('../types/common.js').OpenOptions} OpenOptions */
-
-/** @type {Promise<any> | null} */
-let corePromise = null;
-const openNames = new Set();
-
-function loadCore() {
-  if (!corePromise) {
-    corePromise = createSkvCore({ skvTables: [] }).catch((/** @type {any} */ e) => {
-      corePromise = null;
-      throw new SkvError('not_supported', `cannot load the skv wasm core: ${e && e.message}`,
-        { cause: e });
-    });
-  }
-  return corePromise;
-}
-
-/**
- * Takes the Web Lock of database `name`; resolves with its release function.
- * @param {string} name
- * @param {boolean} wait
- * @returns {Promise<() => void>}
- */
-async function takeLock(name, wait) {
-  if (typeof navigator === 'undefined' || !navigator.locks) return () => {};
-  return new Promise((resolve, reject) => {
-    navigator.locks.request(`skv:${name}`, wait ? {} : { ifAvailable: true }, (lock) => {
-      if (!lock) {
-        reject(new SkvError('busy', `opfs:${name}: the database is open in another tab or worker`));
-        return undefined;
-      }
-      // The lock is held until the promise returned here settles: until close().
-      return new Promise((release) => resolve(() => release(undefined)));
-    }).catch((e) => reject(asSkvError(e)));
-  });
-}
 
 /**
  * Opens (creating by default) database `name`. Every option is checked before anything is
@@ -429,6 +395,42 @@ export class Database {
     const files = this.#engine.native.exportFiles();
     if (files === null) throw this.#engine.error();
     return files;
+  }
+
+  /**
+   * Writes a consistent copy of this database into the new database `target` (Tree::checkpoint)
+   * while this one stays open: every commit acknowledged before the call and a prefix of the
+   * ones after, the same options, sealed like this one when it is encrypted. `target` must not
+   * exist (invalid_argument "already exists"), be open, or be locked by another tab or worker
+   * (busy); a refusal creates nothing. The target's lock is taken and its directory and slot
+   * files made before the synchronous copy; on any failure they are removed again.
+   * @param {string} target
+   * @returns {Promise<void>}
+   */
+  async checkpoint(target) {
+    checkName(target);
+    this.#engine.check();
+    checkOpfs();
+    if (target === this.name) {
+      throw new SkvError('invalid_argument', `opfs:${target}: already exists (it is the ` +
+        'database checkpointed)');
+    }
+    const fresh = await NewDatabase.prepare(target, 'checkpoint');
+    try {
+      // The copy starts with a flush of the memtable into a new table of this database.
+      await this.#engine.reserve();
+      await fresh.grow(this.#engine.checkpointSlots(), 'the checkpoint');
+      this.#engine.check();
+      const id = fresh.register(this.#engine.core);
+      const rc = this.#engine.native.checkpoint(target, id);
+      const err = rc !== 0 ? this.#engine.error() : null;
+      this.#engine.ranInline();
+      if (err) throw err;
+      fresh.finish();
+    } catch (e) {
+      await fresh.discard();
+      throw asSkvError(e);
+    }
   }
 
   /**

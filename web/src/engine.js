@@ -190,6 +190,40 @@ export class Engine {
     }
   }
 
+  // Tops the pool's reserve up now if it is short (after a top-up under way), for a call that
+  // writes files of this database synchronously (checkpoint() flushes the memtable first).
+  async reserve() {
+    while (this.toppingUp) await this.toppingUp;
+    this.check();
+    if (this.native.needsMoreSlots() && this.table.room(1) > 0) {
+      this.toppingUp = this.topUp().finally(() => {
+        this.toppingUp = null;
+        this.schedule();
+      });
+      await this.toppingUp;
+      this.check();
+    }
+  }
+
+  // The slots a checkpoint's target needs: one per table and value log file of the current
+  // version, one for the table the checkpoint's flush adds (and one per memtable waiting for its
+  // flush), a manifest and CURRENT, plus room for compactions that finish while the flush runs
+  // (they may replace some tables by more).
+  checkpointSlots() {
+    const s = this.native.stats();
+    const files = s.filesPerLevel.reduce((/** @type {number} */ a, /** @type {number} */ b) =>
+      a + b, 0) + s.vlogFiles;
+    return files + s.immutableMemtables + 1 + 2 + 4 + Math.ceil(files / 8);
+  }
+
+  // After a synchronous call that ran executor tasks itself (a checkpoint's flush): settles the
+  // commits they completed and lets the pump run what is left.
+  ranInline() {
+    if (this.closed) return;
+    this.settle();
+    this.schedule();
+  }
+
   /** The core's counters, the pool's, and the pump's. */
   stats() {
     this.check();

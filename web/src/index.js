@@ -19,8 +19,10 @@
 import { SkvError } from './errors.js';
 import { toUint8 } from './codec.js';
 import {
-  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, OPEN_OPTIONS, READ_OPTIONS,
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, IMPORT_OPTIONS, OPEN_OPTIONS,
+  READ_OPTIONS,
 } from './options.js';
+import { checkFiles } from './files.js';
 import { runTransaction } from './retry.js';
 import { checkName } from './slots.js';
 import { Rpc } from './rpc.js';
@@ -102,6 +104,29 @@ export async function listDatabases() {
 export async function deleteDatabase(name) {
   checkName(name);
   return withWorker((rpc) => rpc.call('deleteDatabase', [name]));
+}
+
+/**
+ * Makes database `name` from a set of files, the opposite of exportFiles() (starts a
+ * short-lived worker). The files are checked here, then sent by structured clone (one copy, in
+ * the worker, for the length of the call); the caller's arrays are left as they are. Resolves
+ * when the database is durable; any failure leaves no database.
+ * @param {string} name
+ * @param {ReadonlyArray<readonly [string, Uint8Array | ArrayBuffer | ArrayBufferView]>} files
+ * @param {import('../types/common.js').ImportOptions} [options]
+ * @returns {Promise<void>}
+ */
+export async function importFiles(name, files, options) {
+  checkName(name);
+  const list = checkFiles(files, 'importFiles');
+  const rest = checkOptions(options, IMPORT_OPTIONS, 'importFiles');
+  /** @type {Transferable[]} */
+  const transfer = [];
+  if (rest.key instanceof Uint8Array) {
+    rest.key = new Uint8Array(rest.key);
+    transfer.push(rest.key.buffer);
+  }
+  return withWorker((rpc) => rpc.call('importFiles', [name, list, rest], transfer));
 }
 
 /**
@@ -392,6 +417,18 @@ export class Database {
   async exportFiles() {
     this.#check();
     return this.#rpc.call('exportFiles', [this.#id]);
+  }
+
+  /**
+   * Writes a consistent copy of this database into the new database `target` (see the worker
+   * API's checkpoint()).
+   * @param {string} target
+   * @returns {Promise<void>}
+   */
+  async checkpoint(target) {
+    checkName(target);
+    this.#check();
+    return this.#rpc.call('checkpoint', [this.#id, target]);
   }
 
   /**

@@ -120,6 +120,12 @@ export const OPEN_OPTIONS = Object.freeze({
   keyId: integer(1, 0xffffffff),
 });
 
+/** What importFiles() accepts: the key of an encrypted set of files, to check them with. */
+export const IMPORT_OPTIONS = Object.freeze({
+  key: OPEN_OPTIONS.key,
+  keyId: OPEN_OPTIONS.keyId,
+});
+
 export const COMMIT_OPTIONS = Object.freeze({ durability });
 export const READ_OPTIONS = Object.freeze({ as });
 /** The most entries one iterator step fetches. */

@@ -28,6 +28,7 @@ import {
 import { nextPacked } from './range.js';
 import { historyPacked } from './transaction.js';
 import { listDatabases } from './slots.js';
+import { importFiles } from './import.js';
 
 /**
  * @typedef {import('./database.js').Database} Database
@@ -125,6 +126,20 @@ const ops = {
   /** @param {string} name */
   deleteDatabase(name) {
     return deleteDatabase(name);
+  },
+  /**
+   * @param {string} name
+   * @param {Array<[string, Uint8Array]>} files
+   * @param {import('../types/common.js').ImportOptions} options
+   */
+  async importFiles(name, files, options) {
+    try {
+      await importFiles(name, files, options);
+    } finally {
+      // As for open(): the key arrived as this worker's own copy.
+      const key = options && typeof options === 'object' ? options.key : undefined;
+      if (key instanceof Uint8Array) key.fill(0);
+    }
   },
   /**
    * @param {number} db
@@ -322,6 +337,13 @@ const ops = {
   /** @param {number} db */
   exportFiles(db) {
     return database(db).exportFiles();
+  },
+  /**
+   * @param {number} db
+   * @param {string} target
+   */
+  checkpoint(db, target) {
+    return database(db).checkpoint(target);
   },
 };
 

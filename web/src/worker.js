@@ -17,3 +17,4 @@ export { Transaction } from './transaction.js';
 export { RangeIterator } from './range.js';
 export { SkvError, ERROR_CODES, ENCRYPTION_REASONS } from './errors.js';
 export { listDatabases } from './slots.js';
+export { importFiles } from './import.js';

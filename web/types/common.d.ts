@@ -296,3 +296,17 @@ export interface Stats {
 
 /** A logical file of the database, as the native build keeps it in its directory. */
 export type ExportedFile = [name: string, bytes: Uint8Array];
+
+/**
+ * A file for importFiles(): a name the core writes (NNNNNN.sst, NNNNNN.wal, NNNNNN.vlog,
+ * MANIFEST-NNNNNN or CURRENT; not the native LOCK) and its bytes.
+ */
+export type ImportedFile = readonly [name: string, bytes: Uint8Array | ArrayBuffer | ArrayBufferView];
+
+/** Options of importFiles(): what the files need to be opened and checked. */
+export interface ImportOptions {
+  /** The root key of an encrypted set of files (as open()'s `key`). */
+  key?: Uint8Array | string;
+  /** The key id `key` is held under (as open()'s `keyId`). Needs `key`. */
+  keyId?: number;
+}

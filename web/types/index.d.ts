@@ -2,7 +2,8 @@
 // a module worker the client starts. Every call that returns a promise reports every failure,
 // bad arguments included, by rejecting with an SkvError; it never throws.
 import type {
-  Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, KeyVersion, Mode, OpenOptions,
+  Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, ImportedFile, ImportOptions, KeyVersion,
+  Mode, OpenOptions,
   RangeEntry, RangeOptions, ReadOptions, ScanOptions, Stats, Timestamp, TransactionOptions,
   Versioning,
 } from './common.js';
@@ -25,6 +26,17 @@ export declare function open(name: string, options?: ClientOpenOptions): Promise
 export declare function deleteDatabase(name: string): Promise<void>;
 /** The names of the directories under skv/ that hold a database's slot files. */
 export declare function listDatabases(): Promise<string[]>;
+/**
+ * Makes database `name` from `files`, the opposite of exportFiles(): a directory the native skv
+ * tool wrote, or another database's export. `name` must not exist (invalid_argument "already
+ * exists"; busy while open or locked). Every name is checked (only the names the core writes;
+ * CURRENT required), the files are written, CURRENT last, and the database is opened once,
+ * read-only, with `options`, and every live file read and checked: a damaged or incomplete set
+ * is refused with the core's error and leaves no database. Resolves once it is durable. The client checks the files, then sends them to a short-lived
+ * worker by structured clone (one copy there for the length of the call).
+ */
+export declare function importFiles(name: string, files: ReadonlyArray<ImportedFile>,
+  options?: ImportOptions): Promise<void>;
 
 export declare class Database {
   private constructor();
@@ -82,6 +94,15 @@ export declare class Database {
   collectVlogGarbage(): Promise<void>;
   stats(): Promise<Stats>;
   exportFiles(): Promise<ExportedFile[]>;
+  /**
+   * Writes a consistent copy of this database into the new database `target` while this one
+   * stays open and in use: every commit acknowledged before the call and a prefix (in commit
+   * order) of the ones made during it, the same stored options, sealed like this one when it is
+   * encrypted (it then opens with the same key only). `target` must not exist (invalid_argument
+   * "already exists"), nor be open or locked elsewhere (busy); a refusal creates nothing, and a
+   * failure part-way removes what it made.
+   */
+  checkpoint(target: string): Promise<void>;
   /**
    * Closes the database and stops the worker the client started. From the call on, every call
    * on this handle answers closed (begin and range throw it, the rest reject); closing again
