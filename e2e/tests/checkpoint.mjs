@@ -35,19 +35,10 @@ function skv(...args) {
   return r.stdout;
 }
 
-// The tool prints a backslash as \\ and any byte outside printable ASCII as \xNN.
-function escape(b) {
-  let out = '';
-  for (const c of b) {
-    if (c === 0x5c) out += '\\\\';
-    else if (c >= 0x20 && c < 0x7f) out += String.fromCharCode(c);
-    else out += `\\x${c.toString(16).padStart(2, '0')}`;
-  }
-  return out;
-}
-
+// The tool's scan in hex (`skv scan --hex`), which says byte for byte what it read.
 const scanText = (entries) => entries.map(([k, v]) =>
-  `${escape(Buffer.from(k, 'base64'))}\t${escape(Buffer.from(v, 'base64'))}\n`).join('');
+  `${Buffer.from(k, 'base64').toString('hex')}\t${Buffer.from(v, 'base64').toString('hex')}\n`)
+  .join('');
 
 // A database written by the native tool: the demo's users, a table of 40 more keys, and 10 keys
 // only in the WAL. Returns its files (LOCK, the native lock file, left out) and the tool's scan.
@@ -63,7 +54,7 @@ function nativeDatabase(name, keyArgs) {
     names.some((n) => n.endsWith('.wal')), `native files: ${names.join(' ')}`);
   const files = names.filter((n) => n !== 'LOCK')
     .map((n) => [n, fs.readFileSync(path.join(dir, n)).toString('base64')]);
-  return { dir, files, scan: skv('scan', dir, ...keyArgs).toString('latin1') };
+  return { dir, files, scan: skv('scan', dir, '--hex', ...keyArgs).toString('latin1') };
 }
 
 async function inWorker(args) {
