@@ -470,6 +470,30 @@ grep -q "^DAMAGED  table *$(basename "$sst") *corruption: .*$(basename "$sst")" 
   || fail "verify does not name $(basename "$sst"): $out"
 expect_exit "verify of a missing database" 1 "not_found\|no such" -- "$SKV" verify "$WORK/absent"
 
+# dump and load: a text dump and a hex dump of the same database load into copies that dump the
+# same; a bad header or a bad first batch creates nothing; a bad later line keeps the batches
+# before it.
+"$SKV" dump "$DB" >"$WORK/dump.txt" && ok || fail "dump"
+[[ "$(head -n 1 "$WORK/dump.txt")" == "skv-dump 1 text" ]] && ok || fail "dump header"
+[[ $(($(wc -l <"$WORK/dump.txt") - 1)) -eq $("$SKV" count "$DB") ]] && ok || fail "dump line count"
+"$SKV" dump "$DB" --hex >"$WORK/dump.hex" && ok || fail "dump --hex"
+"$SKV" load "$WORK/loaded" "$WORK/dump.txt" 2>/dev/null && ok || fail "load a text dump"
+"$SKV" load "$WORK/loaded-hex" --batch 2 <"$WORK/dump.hex" 2>/dev/null && ok || fail "load a hex dump from stdin"
+for copy in loaded loaded-hex; do
+  [[ "$("$SKV" dump "$WORK/$copy")" == "$(cat "$WORK/dump.txt")" ]] && ok || fail "$copy dumps differently"
+done
+expect_exit "load with a bad header" 2 "line 1 is not" \
+  -- bash -c "printf 'k\tv\n' | '$SKV' load '$WORK/never-loaded'"
+expect_exit "load with a bad first line" 2 "line 2: not 'key<TAB>value'" \
+  -- bash -c "printf 'skv-dump 1 text\nno tab\n' | '$SKV' load '$WORK/never-loaded'"
+[[ ! -e "$WORK/never-loaded" ]] && ok || fail "a refused load created the database"
+expect_exit "a bad line after a batch" 2 "line 4: bad escape" \
+  -- bash -c "printf 'skv-dump 1 text\na\t1\nb\t2\nc\t\\\\q\n' | '$SKV' load '$WORK/partial' --batch 2"
+expect "the batch before the bad line is there" "2" -- "$SKV" count "$WORK/partial"
+expect_exit "load of a missing file" 1 "cannot be opened" -- "$SKV" load "$WORK/x" "$WORK/no-such-dump"
+expect_exit "--batch 0" 2 "--batch needs a number" -- "$SKV" load "$WORK/x" "$WORK/dump.txt" --batch 0
+[[ ! -e "$WORK/x" ]] && ok || fail "a refused load created the database"
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -356,6 +358,116 @@ int run_verify(const Database& db, const OutputOptions& out) {
     return kExitFailed;
   }
   return kExitOk;
+}
+
+namespace {
+
+constexpr std::string_view kDumpText = "skv-dump 1 text";
+constexpr std::string_view kDumpHex = "skv-dump 1 hex";
+
+}  // namespace
+
+int run_dump(const Database& db, const KeyRange& key_range, bool hex) {
+  return with_tree("dump", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
+    print_line(hex ? kDumpHex : kDumpText);
+    const auto range = bounds(key_range);
+    if (!range) return Status::OK();
+    SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::ReadOnly));
+    SKV_ASSIGN_OR_RETURN(Iterator it, tx.range(range->first, range->second));
+    const OutputOptions out{false, hex};
+    for (it.seek_first(); it.valid(); it.next()) {
+      SKV_ASSIGN_OR_RETURN(std::string_view value, it.value());
+      print_line(show(out, it.key()) + "\t" + show(out, value));
+    }
+    SKV_RETURN_IF_ERROR(it.status());
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      return Status::io_error("standard output: write failed");
+    }
+    return Status::OK();
+  });
+}
+
+int run_load(const Database& db, const std::string& input, uint64_t batch_rows) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  uint64_t total = 0;
+  if (input != "-") {
+    file.open(input, std::ios::binary);
+    if (!file) {
+      print_error("load", Status::not_found(input + ": cannot be opened"));
+      return kExitNotFound;
+    }
+    file.seekg(0, std::ios::end);
+    total = static_cast<uint64_t>(std::max<std::streamoff>(0, file.tellg()));
+    file.seekg(0);
+    in = &file;
+  }
+  const std::string label = input == "-" ? "standard input" : input;
+  std::string line;
+  uint64_t line_number = 1, read = 0;
+  bool hex = false;
+  // The header and the first batch are read and checked before the database is opened, so a
+  // refused input creates nothing.
+  Status header = [&]() -> Status {
+    if (!std::getline(*in, line) || (line != kDumpText && line != kDumpHex)) {
+      return Status::invalid_argument(label + ": line 1 is not \"" + std::string(kDumpText) +
+                                      "\" or \"" + std::string(kDumpHex) + "\"");
+    }
+    hex = line == kDumpHex;
+    read = line.size() + 1;
+    return Status::OK();
+  }();
+  // Reads up to batch_rows lines into *rows; an empty *rows at the end of the input.
+  using Rows = std::vector<std::pair<std::string, std::string>>;
+  auto next_batch = [&](Rows* rows) -> Status {
+    rows->clear();
+    while (rows->size() < batch_rows && std::getline(*in, line)) {
+      ++line_number;
+      read += line.size() + 1;
+      const std::string where = label + ": line " + std::to_string(line_number);
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
+        return Status::invalid_argument(where + ": not 'key<TAB>value'");
+      }
+      const std::string_view k(line.data(), tab);
+      const std::string_view v(line.data() + tab + 1, line.size() - tab - 1);
+      Result<std::string> key = hex ? from_hex(k) : unescape(k);
+      Result<std::string> value = hex ? from_hex(v) : unescape(v);
+      if (!key.ok()) return key.status().with_context(where);
+      if (!value.ok()) return value.status().with_context(where);
+      if (key->empty() || key->size() > kMaxKeySize || value->size() > kMaxValueSize) {
+        return Status::invalid_argument(where +
+                                        ": the key is empty or too long, or the value "
+                                        "too long");
+      }
+      rows->emplace_back(std::move(key).value(), std::move(value).value());
+    }
+    if (in->bad()) return Status::io_error(label + ": read failed");
+    return Status::OK();
+  };
+  Rows rows;
+  if (header.ok()) header = next_batch(&rows);
+  if (!header.ok()) {
+    print_error("load", header);
+    return exit_code(header);
+  }
+  uint64_t keys = 0, batches = 0;
+  const int rc = with_tree("load", db, OpenMode{.create = true}, [&](Session& session) -> Status {
+    ProgressBar bar("load");
+    while (!rows.empty()) {
+      SKV_ASSIGN_OR_RETURN(Transaction tx, session.tree().begin_with_mode(Mode::WriteOnly));
+      for (const auto& [key, value] : rows) SKV_RETURN_IF_ERROR(tx.set(key, value));
+      SKV_RETURN_IF_ERROR(session.commit(tx));
+      keys += rows.size();
+      ++batches;
+      bar.update(read, total);
+      SKV_RETURN_IF_ERROR(next_batch(&rows));
+    }
+    return Status::OK();
+  });
+  std::fprintf(stderr, "skv: load: %" PRIu64 " keys in %" PRIu64 " batches%s\n", keys, batches,
+               rc == kExitOk ? "" : " before the error");
+  return rc;
 }
 
 }  // namespace skv::cli

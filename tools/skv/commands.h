@@ -136,6 +136,20 @@ int run_checkpoint(std::string_view command, const Database& db, const OutputOpt
 // when any file is damaged. JSON: one object with "files", "bytes" and "damaged".
 int run_verify(const Database& db, const OutputOptions& out);
 
+// Dump and load (docs/cli.md, "Dump and load"). A dump is text: a first line "skv-dump 1 text"
+// or "skv-dump 1 hex", then one line per key in key order, the key, a tab and the value, each
+// escaped (escape.h) or in hex as the first line says. Newest values only: versions are not
+// dumped.
+//
+// Writes the dump of every key (or of `range`) to standard output.
+int run_dump(const Database& db, const KeyRange& range, bool hex);
+// Reads a dump from `input` ("-": standard input) into the database (created when missing),
+// committing `batch_rows` lines per transaction (blind writes, Durability::Immediate), with a
+// progress bar on a terminal and a summary on standard error. A bad line stops the load with
+// InvalidArgument naming its line number, after the batches before it were committed: a load is
+// not atomic, but it only sets keys, so it can be run again.
+int run_load(const Database& db, const std::string& input, uint64_t batch_rows);
+
 // Lists how each file of the database at `dir` is sealed, without a key and without opening the
 // tree: a first line for CURRENT ("sealed" with its key id, cipher and database id, or "plain"),
 // then one line per file whose name file_names.h recognises, in name order, with its kind,

@@ -345,6 +345,36 @@ int main(int argc, char** argv) {
     };
   });
 
+  bool dump_hex = false;
+  auto* dump = app.add_subcommand(
+      "dump", "print every key and value as a dump: a header line, then 'key<TAB>value' lines");
+  dump->add_option("dir", dir, "database directory")->required();
+  range_options(dump);
+  dump->add_flag("--hex", dump_hex, "keys and values in the dump (and --prefix, ...) as hex");
+  key_options(dump, &c, false);
+  dump->callback([&] {
+    run = [&] {
+      c.hex = dump_hex;
+      return skv::cli::run_dump(database(c, dir), key_range(), dump_hex);
+    };
+  });
+
+  std::string input = "-", batch = "1000";
+  auto* load = app.add_subcommand(
+      "load", "read a dump into the database (created when missing), in batches");
+  load->add_option("dir", dir, "database directory")->required();
+  load->add_option("input", input, "the dump file ('-', the default: standard input)");
+  load->add_option("--batch", batch, "lines per transaction (default 1000)");
+  key_options(load, &c, true);
+  load->callback([&] {
+    run = [&] {
+      const std::optional<uint64_t> n = parse_number(batch, 1'000'000);
+      if (!n || *n == 0)
+        throw UsageError("--batch needs a number from 1 to 1000000, got '" + batch + "'");
+      return skv::cli::run_load(database(c, dir), input, *n);
+    };
+  });
+
   auto* enc_info = app.add_subcommand(
       "enc-info",
       "show how each file is sealed (cipher, key id, database id), read from the "
