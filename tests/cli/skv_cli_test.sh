@@ -444,7 +444,7 @@ printf 'from\nstdin\x00!' | "$SKV" set "$BDB" stdin - && ok || fail "set from st
   && ok || fail "a value from stdin is not stored byte for byte"
 json_ok() { node -e 'const ls=require("fs").readFileSync(0,"utf8").split("\n").filter(Boolean); if(!ls.length) process.exit(1); for (const l of ls) JSON.parse(l);'; }
 for args in "get $BDB clé" "get $BDB bad" "scan $BDB" "scan $BDB --keys-only --reverse" "count $BDB" \
-            "stats $BDB" "verify $BDB" "history $VDB doc --tombstones" "get-at $VDB doc 250"; do
+            "stats $BDB" "inspect $BDB" "verify $BDB" "history $VDB doc --tombstones" "get-at $VDB doc 250"; do
   # shellcheck disable=SC2086
   out=$("$SKV" $args --json 2>"$WORK/stderr") && json_ok <<<"$out" && ok \
     || fail "--json of '$args' is not JSON lines: [$out] $(cat "$WORK/stderr")"
@@ -493,6 +493,15 @@ expect "the batch before the bad line is there" "2" -- "$SKV" count "$WORK/parti
 expect_exit "load of a missing file" 1 "cannot be opened" -- "$SKV" load "$WORK/x" "$WORK/no-such-dump"
 expect_exit "--batch 0" 2 "--batch needs a number" -- "$SKV" load "$WORK/x" "$WORK/dump.txt" --batch 0
 [[ ! -e "$WORK/x" ]] && ok || fail "a refused load created the database"
+
+# inspect (alias stats) reads what the files hold: entry counts, sizes, versioning, encryption.
+out=$("$SKV" inspect "$DB") && grep -q "^format_version *2$" <<<"$out" \
+  && grep -q "^encryption *off$" <<<"$out" && grep -q "^manifest *MANIFEST-" <<<"$out" && ok \
+  || fail "inspect: $out"
+entries=$("$SKV" inspect "$DB" --json | node -e 'const o=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log(o.table_entries + o.memtable_entries)')
+[[ $entries -ge $("$SKV" count "$DB") ]] && ok || fail "inspect counts $entries entries, fewer than the keys"
+out=$("$SKV" inspect "$EDB" "${K[@]}") && grep -q "^encryption *xchacha20-poly1305, key id 1$" <<<"$out" \
+  && ok || fail "inspect of an encrypted database: $out"
 
 # The demo runs, twice on the same directory.
 for round in 1 2; do

@@ -227,49 +227,6 @@ int run_count(const Database& db, const OutputOptions& out, const KeyRange& key_
   });
 }
 
-int run_stats(const Database& db, const OutputOptions& out) {
-  return with_tree("stats", db, OpenMode{.read_only = true}, [&](Session& session) -> Status {
-    const TreeStats st = session.tree().stats();
-    const Versioning versioning = session.tree().versioning();
-    const int levels = std::clamp(st.level_count, 0, 16);
-    if (out.json) {
-      std::string levels_json;
-      for (int level = 0; level < levels; ++level) {
-        if (level > 0) levels_json += ",";
-        levels_json += "{\"files\":" + std::to_string(st.files_per_level[level]) +
-                       ",\"bytes\":" + std::to_string(st.bytes_per_level[level]) + "}";
-      }
-      std::printf("{%s,\"last_sequence\":%" PRIu64 ",\"memtable_bytes\":%" PRIu64
-                  ",\"immutable_memtables\":%d,\"versioned\":%s,\"retention_ns\":%" PRIu64
-                  ",\"vlog_files\":%" PRIu64 ",\"vlog_bytes\":%" PRIu64
-                  ",\"vlog_garbage_bytes\":%" PRIu64 ",\"levels\":[%s]}\n",
-                  json_field("path", db.dir, false).c_str(), st.last_sequence, st.memtable_bytes,
-                  st.immutable_memtables, versioning.enabled ? "true" : "false",
-                  versioning.retention_ns, st.vlog_files, st.vlog_bytes, st.vlog_garbage_bytes,
-                  levels_json.c_str());
-      return Status::OK();
-    }
-    std::printf("path                 %s\n", escape(db.dir).c_str());
-    std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
-    std::printf("memtable_bytes       %" PRIu64 "\n", st.memtable_bytes);
-    std::printf("immutable_memtables  %d\n", st.immutable_memtables);
-    if (versioning.enabled) {
-      std::printf("versioning           on, retention_ns %" PRIu64 "\n", versioning.retention_ns);
-    } else {
-      std::printf("versioning           off\n");
-    }
-    std::printf("vlog_files           %" PRIu64 "\n", st.vlog_files);
-    std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
-    std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
-    std::printf("level_count          %d\n", st.level_count);
-    for (int level = 0; level < levels; ++level) {
-      std::printf("L%-2d files %-6d bytes %" PRIu64 "\n", level, st.files_per_level[level],
-                  st.bytes_per_level[level]);
-    }
-    return Status::OK();
-  });
-}
-
 int run_flush(const Database& db, const OutputOptions& out) {
   return with_tree("flush", db, OpenMode{}, [&](Session& session) -> Status {
     SKV_RETURN_IF_ERROR(session.wait(session.tree().flush()));

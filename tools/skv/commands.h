@@ -3,7 +3,8 @@
 // one exception is enc-info (enc_info.cpp), which decodes file headers with the format and crypto
 // modules' own code so that it never opens the tree.
 //
-// Commands that only read (get, get-at, history, scan, count, stats, verify, checkpoint, restore)
+// Commands that only read (get, get-at, history, scan, count, inspect, verify, dump, checkpoint,
+// restore)
 // open the tree read-only (Options::read_only): they change no byte of the database, several may
 // run at once, and none while a writer has it open. Every command but enc-info opens the tree at
 // `db.dir` (with the key of `db.keys` when the database is encrypted), does its work, closes the
@@ -114,8 +115,10 @@ int run_scan(const Database& db, const OutputOptions& out, const ScanOptions& op
 // Prints the number of live keys in the range. JSON: {"count":N}.
 int run_count(const Database& db, const OutputOptions& out, const KeyRange& range);
 
-// Prints the tree's TreeStats and its stored versioning.
-int run_stats(const Database& db, const OutputOptions& out);
+// Prints what the database holds, read from its files (inspect.cpp): format version,
+// versioning and encryption as stored, tables per level, value logs, WAL segments, the manifest,
+// and entry counts. `command` is "inspect" or its alias "stats". JSON: one object.
+int run_inspect(std::string_view command, const Database& db, const OutputOptions& out);
 
 // Writes the memtable to a table and waits until it is durable.
 int run_flush(const Database& db, const OutputOptions& out);

@@ -36,7 +36,8 @@ constexpr char kFooter[] =
     "(so 'a\\x00b' is a, a zero byte, b). With --hex both are hex digits. A value of '-' is read\n"
     "from standard input (all of it, as bytes).\n"
     "Timestamps (TS) are nanoseconds since the Unix epoch, 0 to 9223372036854775807.\n"
-    "Commands that only read (get, get-at, history, scan, count, stats, verify, checkpoint,\n"
+    "Commands that only read (get, get-at, history, scan, count, inspect, verify, dump, "
+    "checkpoint,\n"
     "restore) open the database read-only: they change none of its bytes.\n"
     "A key file:  head -c 32 /dev/urandom > key && chmod 600 key\n"
     "Exit status: 0 success, 1 not found, 2 bad usage, 3 data or I/O error (damage, a refused\n"
@@ -289,11 +290,20 @@ int main(int argc, char** argv) {
   count->callback(
       [&] { run = [&] { return skv::cli::run_count(database(c, dir), output(c), key_range()); }; });
 
-  auto* stats = app.add_subcommand("stats", "print the tree's counters and level shape");
-  stats->add_option("dir", dir, "database directory")->required();
-  key_options(stats, &c, false);
-  output_options(stats, &c);
-  stats->callback([&] { run = [&] { return skv::cli::run_stats(database(c, dir), output(c)); }; });
+  auto* inspect = app.add_subcommand(
+      "inspect",
+      "what the database holds, read from its files: levels, sizes, WAL, manifest, "
+      "entry counts, versioning and encryption (alias: stats)");
+  inspect->alias("stats");
+  inspect->add_option("dir", dir, "database directory")->required();
+  key_options(inspect, &c, false);
+  output_options(inspect, &c);
+  inspect->callback([&] {
+    run = [&] {
+      return skv::cli::run_inspect(inspect->get_display_name() == "stats" ? "stats" : "inspect",
+                                   database(c, dir), output(c));
+    };
+  });
 
   auto* flush = app.add_subcommand("flush", "write the memtable to a table");
   flush->add_option("dir", dir, "database directory")->required();

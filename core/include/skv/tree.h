@@ -46,8 +46,12 @@ class TreeImpl;
 
 // Counters describing a tree's current shape, for tools and tests.
 struct TreeStats {
-  uint64_t last_sequence = 0;    // sequence number of the newest visible commit
-  uint64_t memtable_bytes = 0;   // active memtable
+  uint64_t last_sequence = 0;   // sequence number of the newest visible commit
+  uint64_t memtable_bytes = 0;  // active memtable
+  // Entries (versions and deletes included) in the memtables, active and frozen, and in the
+  // tables of the current version: with no overwrites, deletes or versions, the number of keys.
+  uint64_t memtable_entries = 0;
+  uint64_t table_entries = 0;
   int immutable_memtables = 0;   // frozen, waiting to be flushed
   int files_per_level[16] = {};  // SSTables per level (L0 first)
   uint64_t bytes_per_level[16] = {};

@@ -496,11 +496,14 @@ TreeStats TreeImpl::stats() {
   if (!versions_) return st;
   st.memtable_bytes = mem_ ? mem_->approximate_memory_usage() : 0;
   st.immutable_memtables = static_cast<int>(imms_.size());
+  st.memtable_entries = mem_ ? mem_->num_entries() : 0;
+  for (const ImmEntry& imm : imms_) st.memtable_entries += imm.mem->num_entries();
   auto v = versions_->current();
   st.level_count = std::min(v->level_count(), 16);
   for (int l = 0; l < st.level_count; ++l) {
     st.files_per_level[l] = v->num_files(l);
     st.bytes_per_level[l] = v->level_bytes(l);
+    for (const auto& f : v->files(l)) st.table_entries += f->num_entries;
   }
   st.flushes = flushes_;
   st.compactions = compactions_;
