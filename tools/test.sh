@@ -3,7 +3,8 @@
 #   1. native: configure and build ./build (RelWithDebInfo), then ctest (unit, integration,
 #      heavy, CLI and smoke suites) on both cores; then the same core and its unit and heavy
 #      suites built with ASan and UBSan (./build-asan);
-#   2. the installed CMake package and add_subdirectory, from a consumer project; the skv tool
+#   2. the installed CMake package, add_subdirectory and pkg-config, from a consumer project,
+#      and examples/cpp built against the installed package and run; the skv tool
 #      built without encryption (./build-nocrypto); then a short libFuzzer run of the decoders
 #      (clang-14, ASan/UBSan, ./build-fuzz);
 #   3. wasm32: configure and build ./build-wasm with Debian's Emscripten (zstd and libsodium
@@ -55,7 +56,7 @@ if [[ $MODE != --wasm ]]; then
   cmake --build build-asan -j"$JOBS"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan -j"$JOBS" -L 'unit|heavy' --output-on-failure --timeout 1200
-  stage "CMake consumers (find_package, add_subdirectory)"
+  stage "consumers (find_package, add_subdirectory, pkg-config, examples/cpp)"
   JOBS=$JOBS tools/check-consumer.sh build
   stage "a build without encryption (SKV_ENCRYPTION=OFF, ./build-nocrypto): no libsodium, key files refused"
   cmake -S . -B build-nocrypto -G Ninja -DSKV_ENCRYPTION=OFF -DSKV_BUILD_TESTS=OFF \

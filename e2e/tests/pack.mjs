@@ -18,7 +18,12 @@ test('the JavaScript sources type-check against the declarations', () => {
 test('npm pack tarball works in a page and type-checks', async () => {
   const site = fs.mkdtempSync(path.join(os.tmpdir(), 'skv-pack-'));
   try {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'));
     const out = execFileSync('npm', ['pack', '--json', '--pack-destination', site], { cwd: ROOT });
+    // prepack swaps in web/README.md for the tarball; postpack puts the repository's back.
+    assert.ok(fs.readFileSync(path.join(ROOT, 'README.md')).equals(readme),
+      'README.md is not restored after npm pack');
+    assert.ok(!fs.existsSync(path.join(ROOT, '.README.md.pack-backup')), 'README backup left');
     const [info] = JSON.parse(out.toString());
     const files = info.files.map((f) => f.path);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -26,7 +31,7 @@ test('npm pack tarball works in a page and type-checks', async () => {
       "package.json exports the worker script as 'skv/server'");
     for (const f of ['package.json', 'web/src/index.js', 'web/src/worker.js', 'web/src/server.js',
       'web/dist/skv-core.mjs', 'web/dist/skv-core.wasm', 'web/types/index.d.ts',
-      'web/types/worker.d.ts']) {
+      'web/types/worker.d.ts', 'README.md', 'LICENSE', 'docs/web.md']) {
       assert.ok(files.includes(f), `tarball lacks ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('core/') || f.startsWith('e2e/')), 'sources leaked');
@@ -41,6 +46,10 @@ test('npm pack tarball works in a page and type-checks', async () => {
     fs.mkdirSync(pkgDir, { recursive: true });
     execFileSync('tar', ['-xzf', path.join(site, info.filename), '-C', pkgDir,
       '--strip-components=1']);
+    assert.ok(fs.readFileSync(path.join(pkgDir, 'README.md'))
+      .equals(fs.readFileSync(path.join(ROOT, 'web/README.md'))), 'the tarball README is not web/README.md');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).license,
+      'Apache-2.0');
     fs.copyFileSync(path.join(ROOT, 'e2e/consumer/index.html'), path.join(site, 'index.html'));
     fs.copyFileSync(path.join(ROOT, 'e2e/consumer/consumer.ts'), path.join(site, 'consumer.ts'));
 
