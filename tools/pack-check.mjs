@@ -47,7 +47,9 @@ function newest(rel) {
   return best;
 }
 
-let built = Infinity;
+// The newer of the two: a build whose glue came out unchanged leaves the .mjs as it was (the build
+// copies it only when it differs), but the wasm is rewritten whenever a source changed.
+let built = -Infinity;
 for (const rel of DIST) {
   let st;
   try {
@@ -56,7 +58,7 @@ for (const rel of DIST) {
     fail(`${rel} is missing: build the wasm first with 'npm run build' (tools/build-web.sh)`);
   }
   if (!st.isFile() || st.size === 0) fail(`${rel} is empty or not a file: run 'npm run build'`);
-  built = Math.min(built, st.mtimeMs);
+  built = Math.max(built, st.mtimeMs);
 }
 
 let source = null;

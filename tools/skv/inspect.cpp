@@ -121,18 +121,18 @@ int run_inspect(std::string_view command, const Database& db, const OutputOption
     }
     std::printf("encryption           %s\n", d.encryption.c_str());
     std::printf("last_sequence        %" PRIu64 "\n", st.last_sequence);
-    std::printf("entries              %" PRIu64 " in tables, %" PRIu64
-                " in the WAL (versions and deletes included: about the number of keys)\n",
-                st.table_entries, st.memtable_entries);
-    std::printf("tables               %" PRIu64 " files, %" PRIu64 " bytes\n", table_files,
-                table_bytes);
-    std::printf("value_logs           %" PRIu64 " files, %" PRIu64 " bytes, %" PRIu64
-                " bytes of garbage\n",
-                st.vlog_files, st.vlog_bytes, st.vlog_garbage_bytes);
-    std::printf("wal                  %" PRIu64 " segments, %" PRIu64 " bytes\n", d.wal_files,
-                d.wal_bytes);
-    std::printf("manifest             %s, %" PRIu64 " bytes\n", escape(d.manifest).c_str(),
-                d.manifest_bytes);
+    // Entries, versions and deletes included: with neither, about the number of keys.
+    std::printf("table_entries        %" PRIu64 "\n", st.table_entries);
+    std::printf("memtable_entries     %" PRIu64 "\n", st.memtable_entries);
+    std::printf("table_files          %" PRIu64 "\n", table_files);
+    std::printf("table_bytes          %" PRIu64 "\n", table_bytes);
+    std::printf("vlog_files           %" PRIu64 "\n", st.vlog_files);
+    std::printf("vlog_bytes           %" PRIu64 "\n", st.vlog_bytes);
+    std::printf("vlog_garbage_bytes   %" PRIu64 "\n", st.vlog_garbage_bytes);
+    std::printf("wal_files            %" PRIu64 "\n", d.wal_files);
+    std::printf("wal_bytes            %" PRIu64 "\n", d.wal_bytes);
+    std::printf("manifest             %s\n", escape(d.manifest).c_str());
+    std::printf("manifest_bytes       %" PRIu64 "\n", d.manifest_bytes);
     std::printf("level_count          %d\n", st.level_count);
     for (int level = 0; level < levels; ++level) {
       std::printf("L%-2d files %-6d bytes %" PRIu64 "\n", level, st.files_per_level[level],
