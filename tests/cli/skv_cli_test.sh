@@ -514,6 +514,25 @@ entries=$("$SKV" inspect "$DB" --json | grep -o '"table_entries":[0-9]*,"memtabl
 out=$("$SKV" inspect "$EDB" "${K[@]}") && grep -q "^encryption *xchacha20-poly1305, key id 1$" <<<"$out" \
   && ok || fail "inspect of an encrypted database: $out"
 
+# sst, wal and manifest decode the files with the engine's readers, read-only.
+FDB="$WORK/files"
+for i in 1 2 3; do expect "files set $i" "" -- "$SKV" set "$FDB" "f$i" "value-$i"; done
+expect "files flush" "flushed $FDB" -- "$SKV" flush "$FDB"
+expect "files del" "" -- "$SKV" del "$FDB" f2
+before=$(snapshot "$FDB")
+out=$("$SKV" manifest "$FDB") && grep -q "^manifest *MANIFEST-" <<<"$out" && grep -q "^L0: " <<<"$out" \
+  && ok || fail "manifest: $out"
+sst=$(grep -o "[0-9]*\.sst" <<<"$out" | head -n 1)
+out=$("$SKV" sst "$FDB" "$sst" --dump-keys --verify) && grep -q "^entries" <<<"$out" \
+  && grep -q "^verified *every block" <<<"$out" && grep -q "value-" <<<"$out" && ok \
+  || fail "sst $sst: $out"
+out=$("$SKV" wal "$FDB" --dump) && grep -q "del f2" <<<"$out" && ok || fail "wal --dump: $out"
+[[ "$(snapshot "$FDB")" == "$before" ]] && ok || fail "sst, wal or manifest changed the database"
+expect_exit "sst of a name that is not a table" 2 "is not a table" -- "$SKV" sst "$FDB" CURRENT
+expect_exit "sst of a missing table" 1 "not_found\|no such" -- "$SKV" sst "$FDB" 999999.sst
+out=$("$SKV" manifest "$EDB" "${K[@]}") && grep -q "^L" <<<"$out" && ok || fail "encrypted manifest: $out"
+expect_exit "an encrypted manifest needs its key" 3 "not_configured" -- "$SKV" manifest "$EDB"
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"

@@ -153,6 +153,19 @@ int run_dump(const Database& db, const KeyRange& range, bool hex);
 // not atomic, but it only sets keys, so it can be run again.
 int run_load(const Database& db, const std::string& input, uint64_t batch_rows);
 
+// One file, or one kind of file, decoded with the engine's readers (files.cpp), from the
+// directory opened read-only (with the key when the database is encrypted):
+//   sst: table `file` (a name in the directory): its properties; with `dump_keys` every entry
+//        (key @sequence kind ts=timestamp, then the value or the value log pointer); with
+//        `verify` every block read and checked.
+//   wal: every WAL segment: bytes, records, entries; with `dump` every entry.
+//   manifest: the manifest CURRENT names, replayed: the live tables per level with their key
+//        ranges, and the value logs; with `dump` every edit.
+int run_sst(const Database& db, const OutputOptions& out, const std::string& file, bool dump_keys,
+            bool verify);
+int run_wal(const Database& db, const OutputOptions& out, bool dump);
+int run_manifest(const Database& db, const OutputOptions& out, bool dump);
+
 // Lists how each file of the database at `dir` is sealed, without a key and without opening the
 // tree: a first line for CURRENT ("sealed" with its key id, cipher and database id, or "plain"),
 // then one line per file whose name file_names.h recognises, in name order, with its kind,

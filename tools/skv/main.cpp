@@ -385,6 +385,33 @@ int main(int argc, char** argv) {
     };
   });
 
+  std::string file;
+  bool dump_keys = false, check = false, dump_all = false;
+  auto* sst = app.add_subcommand("sst", "a table's properties, and with --dump-keys its entries");
+  sst->add_option("dir", dir, "database directory")->required();
+  sst->add_option("file", file, "the table's name in the directory (NNNNNN.sst)")->required();
+  sst->add_flag("--dump-keys", dump_keys, "print every entry");
+  sst->add_flag("--verify", check, "read and check every block");
+  key_options(sst, &c, false);
+  output_options(sst, &c);
+  sst->callback([&] {
+    run = [&] { return skv::cli::run_sst(database(c, dir), output(c), file, dump_keys, check); };
+  });
+  auto* wal = app.add_subcommand("wal", "every WAL segment's records, and with --dump its entries");
+  wal->add_option("dir", dir, "database directory")->required();
+  wal->add_flag("--dump", dump_all, "print every entry");
+  key_options(wal, &c, false);
+  output_options(wal, &c);
+  wal->callback(
+      [&] { run = [&] { return skv::cli::run_wal(database(c, dir), output(c), dump_all); }; });
+  auto* manifest = app.add_subcommand("manifest", "the level structure the manifest records");
+  manifest->add_option("dir", dir, "database directory")->required();
+  manifest->add_flag("--dump", dump_all, "print every edit");
+  key_options(manifest, &c, false);
+  output_options(manifest, &c);
+  manifest->callback(
+      [&] { run = [&] { return skv::cli::run_manifest(database(c, dir), output(c), dump_all); }; });
+
   auto* enc_info = app.add_subcommand(
       "enc-info",
       "show how each file is sealed (cipher, key id, database id), read from the "
