@@ -165,6 +165,9 @@ TEST_CASE("versioned reads: get_at, history, set_at in the past, tombstones, sam
   // Two versions with the same timestamp: the later commit wins.
   commit_at(tree, *p, kT0 + 50,
             [](Transaction& tx) { require_ok(tx.set_at("k", "v20b", kT0 + 20)); });
+  // A delete stamped in the past hides "j" from its time on, not before.
+  commit_at(tree, *p, kT0 + 60, [](Transaction& tx) { require_ok(tx.set_at("j", "j5", kT0 + 5)); });
+  commit_at(tree, *p, kT0 + 70, [](Transaction& tx) { require_ok(tx.del_at("j", kT0 + 12)); });
 
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
   CHECK_FALSE(get_at_or_fail(r, "k", kT0 + 9).has_value());
@@ -174,6 +177,9 @@ TEST_CASE("versioned reads: get_at, history, set_at in the past, tombstones, sam
   CHECK_FALSE(get_at_or_fail(r, "k", kT0 + 30).has_value());  // the tombstone
   CHECK_FALSE(get_at_or_fail(r, "k", kMaxTimestamp).has_value());
   CHECK_FALSE(get_at_or_fail(r, "other", kMaxTimestamp).has_value());
+  CHECK(get_at_or_fail(r, "j", kT0 + 11) == "j5");
+  CHECK_FALSE(get_at_or_fail(r, "j", kT0 + 12).has_value());
+  CHECK_FALSE(get_or_fail(r, "j").has_value());
   // A plain read answers the newest write, as in any tree: the set_at of the last commit.
   CHECK(get_or_fail(r, "k") == "v20b");
 
@@ -313,10 +319,15 @@ TEST_CASE("versioned reads match a model through flushes, compactions and reopen
       v.value = value;
       v.seq = commit_at(*tree, *p, clock,
                         [&](Transaction& tx) { require_ok(tx.set_at(key, value, v.ts)); });
-    } else {
+    } else if (op < 9) {
       v.ts = commit_ts;
       v.tombstone = true;
       v.seq = commit_at(*tree, *p, clock, [&](Transaction& tx) { require_ok(tx.del(key)); });
+    } else {
+      v.ts = kT0 + rng.uniform(clock - kT0 + 100);  // a delete stamped in the past
+      v.tombstone = true;
+      v.seq =
+          commit_at(*tree, *p, clock, [&](Transaction& tx) { require_ok(tx.del_at(key, v.ts)); });
     }
     last_ts = commit_ts;
     model.add(key, v);
@@ -484,6 +495,7 @@ TEST_CASE("versioned calls: named errors for bad input, and nothing changes", "[
     Tree plain = open_or_fail(small_tree(p, "plain"));
     Transaction tx = begin_or_fail(plain);
     CHECK(tx.set_at("k", "v", kT0).code() == Code::NotSupported);
+    CHECK(tx.del_at("k", kT0).code() == Code::NotSupported);
     CHECK(tx.get_at("k", kT0).status().code() == Code::NotSupported);
     CHECK(tx.history("k").status().code() == Code::NotSupported);
     CHECK(tx.range_at("", "", kT0).status().code() == Code::NotSupported);
@@ -497,6 +509,9 @@ TEST_CASE("versioned calls: named errors for bad input, and nothing changes", "[
   Transaction tx = begin_or_fail(tree);
   CHECK(tx.set_at("k", "v", kMaxTimestamp + 1).code() == Code::InvalidArgument);
   CHECK(tx.set_at("k", "v", 0).code() == Code::InvalidArgument);
+  CHECK(tx.del_at("k", 0).code() == Code::InvalidArgument);
+  CHECK(tx.del_at("k", kMaxTimestamp + 1).code() == Code::InvalidArgument);
+  CHECK(tx.del_at("", kT0).code() == Code::InvalidArgument);
   CHECK(tx.set_at("", "v", kT0).code() == Code::InvalidArgument);
   CHECK(tx.set_at("k", std::string(kMaxValueSize + 1, 'v'), kT0).code() == Code::InvalidArgument);
   CHECK(tx.get_at("k", kMaxTimestamp + 1).status().code() == Code::InvalidArgument);
@@ -508,6 +523,7 @@ TEST_CASE("versioned calls: named errors for bad input, and nothing changes", "[
   require_ok(tx.commit().wait());
   Transaction ro = begin_or_fail(tree, Mode::ReadOnly);
   CHECK(ro.set_at("k", "w", kT0).code() == Code::ReadOnly);
+  CHECK(ro.del_at("k", kT0).code() == Code::ReadOnly);
   std::vector<KeyVersion> h = history_or_fail(ro, "k");
   REQUIRE(h.size() == 1);
   CHECK(h[0].timestamp == kMaxTimestamp);

@@ -110,6 +110,9 @@ class Transaction {
   // of the commit's time; a time in the past is allowed. A transaction holds one write per key:
   // a later set, set_at or del of the same key in it replaces this one, timestamp included.
   Status set_at(std::string_view key, std::string_view value, uint64_t timestamp);
+  // Buffers a delete of `key` stamped with `timestamp` (1..kMaxTimestamp): a tombstone version,
+  // so the key is absent as of `timestamp` until a newer version. Same rules as set_at.
+  Status del_at(std::string_view key, uint64_t timestamp);
   // The value of `key` as of `timestamp`, or nullopt if it had none then.
   Result<std::optional<std::string>> get_at(std::string_view key, uint64_t timestamp) const;
   // Every version of `key`, newest timestamp first (then the later commit first).

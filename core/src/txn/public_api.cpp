@@ -90,6 +90,10 @@ Result<uint64_t> Transaction::count(std::string_view start, std::string_view end
 Status Transaction::set_at(std::string_view key, std::string_view value, uint64_t timestamp) {
   return impl_->set_at(key, value, timestamp);
 }
+
+Status Transaction::del_at(std::string_view key, uint64_t timestamp) {
+  return impl_->del_at(key, timestamp);
+}
 Result<std::optional<std::string>> Transaction::get_at(std::string_view key,
                                                        uint64_t timestamp) const {
   return impl_->get_at(key, timestamp);

@@ -82,6 +82,14 @@ Status TransactionImpl::set_at(std::string_view key, std::string_view value, uin
   return writes_.put(key, value, timestamp);
 }
 
+Status TransactionImpl::del_at(std::string_view key, uint64_t timestamp) {
+  SKV_RETURN_IF_ERROR(check_writable(key));
+  if (!tree_->versioned()) return not_versioned("del_at");
+  SKV_RETURN_IF_ERROR(check_timestamp(timestamp));
+  if (timestamp == 0) return Status::invalid_argument("timestamp 0 is reserved; use 1 or later");
+  return writes_.del(key, timestamp);
+}
+
 Status TransactionImpl::check_versioned_read() const {
   SKV_RETURN_IF_ERROR(check_readable());
   if (!tree_->versioned()) return not_versioned("versioned read");

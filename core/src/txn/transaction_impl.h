@@ -48,6 +48,7 @@ class TransactionImpl {
 
   // Versioned queries (skv/transaction.h).
   Status set_at(std::string_view key, std::string_view value, uint64_t timestamp);
+  Status del_at(std::string_view key, uint64_t timestamp);
   Result<std::optional<std::string>> get_at(std::string_view key, uint64_t timestamp) const;
   Result<std::vector<KeyVersion>> history(std::string_view key,
                                           const HistoryOptions& options) const;
