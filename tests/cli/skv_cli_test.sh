@@ -533,6 +533,41 @@ expect_exit "sst of a missing table" 1 "not_found\|no such" -- "$SKV" sst "$FDB"
 out=$("$SKV" manifest "$EDB" "${K[@]}") && grep -q "^L" <<<"$out" && ok || fail "encrypted manifest: $out"
 expect_exit "an encrypted manifest needs its key" 3 "not_configured" -- "$SKV" manifest "$EDB"
 
+# migrate: an IndexedDB dump (INDXDB01) into a new database, a summary, JSON; refusals leave
+# nothing behind. (The RocksDB and SurrealKV readers have their own tests.)
+MIG="$WORK/migrate"
+mkdir -p "$MIG"
+# 3 records, unsorted: "b"="two", "a"="one", "\x00k"="\xff"
+printf 'INDXDB01\0\0\0\3\0\0\0\1b\0\0\0\3two\0\0\0\1a\0\0\0\3one\0\0\0\2\0k\0\0\0\1\377' >"$MIG/dump.bin"
+cp "$MIG/dump.bin" "$MIG/dump.orig"
+out=$("$SKV" migrate "$MIG/dump.bin" "$MIG/db") && grep -q "^migrated .*(indexeddb-dump)" <<<"$out" \
+  && grep -q "^keys: 3$" <<<"$out" && grep -q "^skipped: nothing" <<<"$out" && ok || fail "migrate: $out"
+expect "migrated keys and values" $'\\x00k\t\\xff\na\tone\nb\ttwo' -- "$SKV" scan "$MIG/db"
+cmp -s "$MIG/dump.bin" "$MIG/dump.orig" && ok || fail "migrate changed its source"
+out=$("$SKV" migrate "$MIG/dump.bin" "$MIG/db2" --json) && json_ok <<<"$out" \
+  && grep -q '"kind":"indexeddb-dump"' <<<"$out" && grep -q '"keys":3,' <<<"$out" && ok \
+  || fail "migrate --json: $out"
+expect_exit "migrate into an existing path" 2 "destination exists" \
+  -- "$SKV" migrate "$MIG/dump.bin" "$MIG/db"
+printf 'INDXDB01\0\0\0\2\0\0\0\1a\0\0\0\1x' >"$MIG/short.bin"
+expect_exit "migrate a truncated dump" 3 "more than its 22 bytes" \
+  -- "$SKV" migrate "$MIG/short.bin" "$MIG/db3"
+[[ ! -e "$MIG/db3" && ! -e "$MIG/db3.migrating" ]] && ok || fail "a failed migrate left files"
+expect_exit "migrate column families of a dump" 2 "has none" \
+  -- "$SKV" migrate "$MIG/dump.bin" "$MIG/db4" --column-family users
+expect_exit "migrate --source of no kind" 2 "--source takes" \
+  -- "$SKV" migrate "$MIG/dump.bin" "$MIG/db4" --source leveldb
+expect_exit "migrate a missing source" 1 "no such source" -- "$SKV" migrate "$MIG/none" "$MIG/db4"
+expect_exit "migrate an skv database" 2 "already an skv database" \
+  -- "$SKV" migrate "$MIG/db" "$MIG/db4"
+expect_exit "migrate --retention that is no number" 2 "--retention" \
+  -- "$SKV" migrate "$MIG/dump.bin" "$MIG/db4" --retention soon
+out=$("$SKV" migrate "$MIG/dump.bin" "$MIG/edb" "${K[@]}") && ok || fail "migrate sealed: $out"
+expect "a sealed migrated database reads with its key" "one" -- "$SKV" get "$MIG/edb" a "${K[@]}"
+expect_exit "a sealed migrated database needs its key" 3 "not_configured" \
+  -- "$SKV" get "$MIG/edb" a
+[[ ! -e "$MIG/db4" ]] && ok || fail "a refused migrate created its destination"
+
 # The demo runs, twice on the same directory.
 for round in 1 2; do
   out=$("$SKV" demo "$WORK/demo" 2>&1) && ok || fail "demo round $round: $out"

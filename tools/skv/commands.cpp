@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "progress.h"
 #include "session.h"
 #include "skv/skv.h"
 #include "util/status_macros.h"
@@ -69,40 +70,6 @@ void print_value(const OutputOptions& out, std::string_view value, bool raw,
     print_line(show(out, value));
   }
 }
-
-std::string mib(uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return buf;
-}
-
-// A progress bar on stderr, drawn only when stderr is a terminal.
-class ProgressBar {
- public:
-  explicit ProgressBar(std::string label) : label_(std::move(label)), on_(::isatty(2) == 1) {}
-  ~ProgressBar() {
-    if (drawn_) std::fputs("\r\033[K", stderr);
-  }
-  void update(uint64_t done, uint64_t total) {
-    if (!on_ || total == 0) return;
-    const int percent = static_cast<int>(100 * std::min(done, total) / total);
-    if (percent == last_) return;
-    last_ = percent;
-    drawn_ = true;
-    constexpr int kWidth = 30;
-    const int filled = percent * kWidth / 100;
-    std::fprintf(stderr, "\r%s [%.*s%.*s] %3d%% %s of %s", label_.c_str(), filled,
-                 "##############################", kWidth - filled,
-                 "                              ", percent, mib(done).c_str(), mib(total).c_str());
-    std::fflush(stderr);
-  }
-
- private:
-  const std::string label_;
-  const bool on_;
-  bool drawn_ = false;
-  int last_ = -1;
-};
 
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skv/encryption.h"
 #include "skv/status.h"
@@ -172,6 +173,23 @@ int run_manifest(const Database& db, const OutputOptions& out, bool dump);
 // number, size and the envelope of its 64-byte header (cipher name, key id, database id in hex),
 // or the error its header gives. Writes nothing. NotFound (exit 1) when `dir` has no CURRENT.
 int run_enc_info(const std::string& dir);
+
+// Migrates `source` (a RocksDB or SurrealKV 0.20/0.21 directory, or an IndexedDB dump) into a
+// new database at `destination.dir` (sealed with its key when one is given) with skv::migrate
+// (skv/migrate.h, docs/migration.md), with a progress bar on a terminal and a summary: one line
+// per fact, or one JSON object. The source is only read; on failure nothing is left at the
+// destination.
+struct MigrateRequest {
+  std::string source;
+  std::string source_kind = "auto";  // auto, rocksdb, surrealkv, indexeddb-dump
+  std::vector<std::string> column_families;
+  bool all_column_families = false;
+  std::string family_mapping = "prefix";  // prefix, merge
+  bool versions = true;
+  uint64_t retention_ns = 0;
+};
+int run_migrate(const MigrateRequest& request, const Database& destination,
+                const OutputOptions& out);
 
 }  // namespace skv::cli
 

@@ -412,6 +412,44 @@ int main(int argc, char** argv) {
   manifest->callback(
       [&] { run = [&] { return skv::cli::run_manifest(database(c, dir), output(c), dump_all); }; });
 
+  skv::cli::MigrateRequest migrate_request;
+  std::string retention = "0";
+  auto* migrate = app.add_subcommand(
+      "migrate",
+      "copy a RocksDB or SurrealKV 0.20/0.21 database, or an IndexedDB dump, into DIR, a new "
+      "skv database (the source is only read)");
+  migrate->add_option("source", migrate_request.source, "the database or dump to read")->required();
+  migrate->add_option("dir", dir, "the new database directory (must not exist)")->required();
+  migrate->add_option("--source", migrate_request.source_kind,
+                      "what the source is: auto (the default), rocksdb, surrealkv, "
+                      "indexeddb-dump");
+  migrate->add_option("--column-family", migrate_request.column_families,
+                      "a RocksDB column family to import (repeat for several; default: default)");
+  migrate->add_flag("--all-column-families", migrate_request.all_column_families,
+                    "import every column family");
+  migrate->add_option("--family-mapping", migrate_request.family_mapping,
+                      "with several families: prefix (the default: family name, a 0x00 byte, "
+                      "then the key) or merge (keys as they are; a key in two families is "
+                      "refused)");
+  migrate->add_flag("--versions,!--no-versions", migrate_request.versions,
+                    "import every stored version with its time where the source keeps them "
+                    "(the default), or only the newest value of each key");
+  migrate->add_option("--retention", retention,
+                      "the new versioned database's retention in nanoseconds (0, the default: "
+                      "keep every version)");
+  key_options(migrate, &c, true);
+  output_options(migrate, &c);
+  migrate->callback([&] {
+    run = [&] {
+      if (migrate_request.source.empty()) throw UsageError("the source must not be empty");
+      const std::optional<uint64_t> r = parse_number(retention, skv::kMaxTimestamp);
+      if (!r)
+        throw UsageError("--retention needs a number of nanoseconds, got '" + retention + "'");
+      migrate_request.retention_ns = *r;
+      return skv::cli::run_migrate(migrate_request, database(c, dir), output(c));
+    };
+  });
+
   auto* enc_info = app.add_subcommand(
       "enc-info",
       "show how each file is sealed (cipher, key id, database id), read from the "

@@ -82,8 +82,8 @@ Result<Tree> open_tree(const std::shared_ptr<Platform>& platform, const Database
   return builder.build();
 }
 
-// The key manager `keys` asks for: null without a key file. Checked before anything opens the
-// database, so a refused key file leaves it untouched.
+}  // namespace
+
 Result<std::shared_ptr<KeyManager>> load_keys(const KeyOptions& keys) {
   if (keys.key_file.empty()) return std::shared_ptr<KeyManager>();
   if (keys.cipher && !cipher_available(*keys.cipher)) {
@@ -96,8 +96,6 @@ Result<std::shared_ptr<KeyManager>> load_keys(const KeyOptions& keys) {
   if (!manager.ok()) return manager.status();
   return std::shared_ptr<KeyManager>(std::move(manager).value());
 }
-
-}  // namespace
 
 int with_tree(std::string_view command, const Database& db, OpenMode mode,
               const std::function<Status(Session&)>& body) {

@@ -56,6 +56,11 @@ struct OpenMode {
 int with_tree(std::string_view command, const Database& db, OpenMode mode,
               const std::function<Status(Session&)>& body);
 
+// The key manager `keys` asks for: null without a key file. A key file that is missing, the
+// wrong size or readable by its group or others is refused (the message names the path and the
+// problem, never key bytes); so is a cipher this build or CPU lacks.
+Result<std::shared_ptr<KeyManager>> load_keys(const KeyOptions& keys);
+
 }  // namespace skv::cli
 
 #endif  // SKV_TOOLS_SKV_SESSION_H_
