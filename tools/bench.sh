@@ -10,6 +10,9 @@
 #   tools/bench.sh --smoke                  tiny runs (N = 2,000, 4 clients; the large-value
 #                                           workload at N = 200) that check the harness builds
 #                                           and works, as CI does
+#   tools/bench.sh --migrate [options]      import throughput of skv migrate from a RocksDB
+#                                           database (--mib 1024) against RocksDB's iterator
+#                                           feeding skv (build-bench/skv_migrate_bench)
 #   tools/bench.sh --micro [gbench options] the Google Benchmark micro-benchmarks
 #                                           (build-bench/skv_microbench)
 #
@@ -48,6 +51,10 @@ case "${1:-}" in
   --large)
     shift
     exec "$BUILD/skv_bench" --workload large "$@"
+    ;;
+  --migrate)
+    shift
+    exec "$BUILD/skv_migrate_bench" "$@"
     ;;
   --smoke)
     shift
