@@ -23,7 +23,8 @@ export const ERROR_CODES = Object.freeze([
 /**
  * The part of an error that survives postMessage.
  * @typedef {import('../types/common.js').EncryptionReason} EncryptionReason
- * @typedef {{ code: ErrorCode, message: string, reason?: EncryptionReason,
+ * @typedef {import('../types/common.js').ErrorReason} ErrorReason
+ * @typedef {{ code: ErrorCode, message: string, reason?: ErrorReason,
  *   cause?: { name: string, message: string } }} PlainError
  */
 
@@ -37,13 +38,16 @@ export class SkvError extends Error {
   name = 'SkvError';
   /** @type {ErrorCode} */
   code;
-  /** @type {EncryptionReason | undefined} for code 'encryption': the sub-kind */
+  /**
+   * @type {ErrorReason | undefined} for code 'encryption': the sub-kind; for an error of the
+   *   IndexedDB importer: which one (docs/indexeddb.md)
+   */
   reason;
 
   /**
    * @param {ErrorCode} code
    * @param {string} message
-   * @param {{ cause?: unknown, reason?: EncryptionReason }} [options]
+   * @param {{ cause?: unknown, reason?: ErrorReason }} [options]
    */
   constructor(code, message, options) {
     super(message, options);
