@@ -1,0 +1,359 @@
+// importIndexedDB() and importIndexedDBDump() in Chromium (docs/indexeddb.md):
+//  - an IndexedDB database with several stores (out-of-line keys, an inline key path, a key
+//    generator, an empty store, a store larger than a batch) holding every kind of key and many
+//    kinds of value is imported through the client; each store's imported keys, decoded, are in
+//    the order indexedDB.cmp gives the source's keys (the whole sorted lists are compared), the
+//    values decode back to what IndexedDB holds, and the progress reports count the batches;
+//  - the key encoding alone: sorting keys by their encodings gives indexedDB.cmp's order;
+//  - a page reload in the middle of an import, then the same call again, finishes with exactly
+//    the source's records; another source for that destination is refused while the marker is
+//    there; a missing source or store is refused and creates nothing;
+//  - INDXDB01 dumps (bytes and Blob) import; bad ones are refused by name and create nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { usePage } from '../page.mjs';
+
+const LIMIT = { timeout: 240_000 };
+const harness = usePage();
+
+async function evaluate(fn, args) {
+  return harness.page.evaluate(fn, args);
+}
+
+test('every key kind and value kind imports; key order is indexedDB.cmp order', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    const skv = window.skv;
+    const keys = data.allKeys();
+    const values = data.allValues();
+    const big = Array.from({ length: 2500 }, (_, i) => [i * 3, { i, text: `record ${i}`.repeat(5) }]);
+    await data.makeSource('idb-all', {
+      keys: { options: {}, records: keys.map((k, i) => [k, `key #${i}`]) },
+      values: { options: {}, records: values.map((v, i) => [i, v]) },
+      inline: { options: { keyPath: 'id' }, records: [[undefined, { id: 'b', v: 2 }],
+        [undefined, { id: ['a', 1], v: 1 }], [undefined, { id: 3, v: 3 }]] },
+      auto: { options: { autoIncrement: true }, records: ['x', 'y', 'z'].map((v) => [undefined, v]) },
+      empty: { options: {}, records: [] },
+      big: { options: {}, records: big },
+    });
+    const reports = [];
+    const done = await skv.importIndexedDB('idb-all', {
+      into: 'idb-all-copy', batchSize: 100, progress: (p) => { reports.push(p); },
+    });
+    const db = await skv.open('idb-all-copy', { createIfMissing: false });
+    const out = { stores: {}, done, marker: await db.get(skv.INDEXEDDB_IMPORT_MARKER) };
+    try {
+      for (const store of ['auto', 'big', 'empty', 'inline', 'keys', 'values']) {
+        const source = await data.readSource('idb-all', store);
+        const [start, end] = skv.indexedDBStoreRange(store);
+        const imported = await db.scan(start, end);
+        const decoded = imported.map(([k]) => skv.splitIndexedDBKey(k));
+        const problems = [];
+        if (decoded.some((d) => d.store !== store)) problems.push('a key names another store');
+        // The order: the source's keys sorted with indexedDB.cmp against the imported ones, in
+        // skv's (bytewise) order.
+        const sorted = source.map(([k]) => k).sort((a, b) => indexedDB.cmp(a, b));
+        if (sorted.length !== decoded.length) {
+          problems.push(`${decoded.length} imported, ${sorted.length} in the source`);
+        } else {
+          sorted.forEach((k, i) => {
+            if (indexedDB.cmp(k, decoded[i].key) !== 0) problems.push(`key ${i} out of order`);
+          });
+        }
+        for (let i = 0; i < Math.min(source.length, imported.length); i++) {
+          const d = await data.difference(source[i][1], skv.decodeIndexedDBValue(imported[i][1]));
+          if (d) problems.push(`record ${i}: ${d}`);
+        }
+        out.stores[store] = {
+          count: imported.length, problems,
+          batches: reports.filter((p) => p.store === store).length,
+          lastRecords: reports.filter((p) => p.store === store).at(-1)?.records,
+        };
+      }
+      out.total = await db.count();
+    } finally {
+      await db.close();
+    }
+    out.reports = reports.length;
+    out.lastReport = reports.at(-1);
+    out.keyCount = keys.length;
+    out.valueCount = values.length;
+    return out;
+  });
+  for (const [store, s] of Object.entries(r.stores)) {
+    assert.deepEqual(s.problems, [], `store ${store}`);
+  }
+  assert.equal(r.stores.keys.count, r.keyCount);
+  assert.equal(r.stores.values.count, r.valueCount);
+  assert.equal(r.stores.inline.count, 3);
+  assert.equal(r.stores.auto.count, 3);
+  assert.equal(r.stores.empty.count, 0);
+  assert.equal(r.stores.big.count, 2500);
+  // 2,500 records in batches of 100: 25 batches, each its own transaction; the small stores
+  // one each (the empty one too: it commits the marker's move to the next store).
+  assert.equal(r.stores.big.batches, 25);
+  assert.equal(r.stores.big.lastRecords, 2500);
+  for (const s of ['auto', 'empty', 'inline', 'keys', 'values']) assert.equal(r.stores[s].batches, 1, s);
+  assert.equal(r.reports, 30);
+  assert.equal(r.marker, undefined);
+  assert.equal(r.total, 2500 + 3 + 3 + r.keyCount + r.valueCount);
+  assert.deepEqual(r.done, r.lastReport);
+  assert.equal(r.done.done, true);
+  assert.equal(r.done.storesDone, 6);
+  assert.equal(r.done.storesTotal, 6);
+});
+
+test('bytewise order of encoded keys equals indexedDB.cmp order', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    const skv = window.skv;
+    // The listed keys, and random nestings of them.
+    const base = data.allKeys();
+    let seed = 7;
+    const rnd = (n) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const keys = [...base];
+    for (let i = 0; i < 400; i++) {
+      keys.push(Array.from({ length: rnd(4) }, () => (rnd(3) === 0
+        ? [base[rnd(base.length)], base[rnd(base.length)]] : base[rnd(base.length)])));
+    }
+    const byCmp = [...keys].sort((a, b) => indexedDB.cmp(a, b));
+    const byBytes = keys.map((k) => [k, skv.encodeIndexedDBKey(k)])
+      .sort((a, b) => data.compareBytes(a[1], b[1]));
+    let mismatches = 0;
+    let roundTrips = 0;
+    byCmp.forEach((k, i) => {
+      if (indexedDB.cmp(k, byBytes[i][0]) !== 0) mismatches++;
+      if (indexedDB.cmp(skv.decodeIndexedDBKey(byBytes[i][1]), byBytes[i][0]) === 0) roundTrips++;
+    });
+    // Equal keys (by cmp) must encode to equal bytes, and unequal keys to unequal bytes.
+    let pairs = 0;
+    for (let i = 0; i + 1 < byBytes.length; i++) {
+      const c = indexedDB.cmp(byBytes[i][0], byBytes[i + 1][0]);
+      const d = Math.sign(data.compareBytes(byBytes[i][1], byBytes[i + 1][1]));
+      if (c === d) pairs++;
+    }
+    const refused = [];
+    for (const bad of [NaN, new Date(NaN), {}, null, undefined, [1, NaN], true]) {
+      try {
+        skv.encodeIndexedDBKey(bad);
+        refused.push('accepted');
+      } catch (e) {
+        refused.push(`${e.code}/${e.reason}`);
+      }
+    }
+    let badBytes;
+    try {
+      skv.decodeIndexedDBKey(new Uint8Array([0x30, 0x41]));
+    } catch (e) {
+      badBytes = `${e.code}/${e.reason}`;
+    }
+    return { n: keys.length, mismatches, roundTrips, pairs, refused, badBytes };
+  });
+  assert.equal(r.mismatches, 0);
+  assert.equal(r.roundTrips, r.n);
+  assert.equal(r.pairs, r.n - 1);
+  assert.deepEqual(r.refused, Array(7).fill('invalid_argument/invalid_key'));
+  assert.equal(r.badBytes, 'invalid_argument/bad_encoding');
+});
+
+test('a reload in the middle of an import resumes and finishes exactly', LIMIT, async () => {
+  const page = harness.page;
+  // waitForLock: the reload ends the worker that holds the destination; the next open waits
+  // for its Web Lock rather than racing its release.
+  const args = { stores: ['r', 's'], batchSize: 50 };
+  const openOptions = { waitForLock: true };
+  await page.evaluate(async ({ stores, batchSize }) => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    await data.makeSource('idb-resume', {
+      r: { options: {}, records: Array.from({ length: 1000 }, (_, i) => [`k${i}`, { i }]) },
+      s: { options: {}, records: Array.from({ length: 300 }, (_, i) => [[i, 'x'], new Uint8Array([i & 255])]) },
+      t: { options: {}, records: [[1, 'not imported']] },
+    });
+    await data.makeSource('idb-other', { r: { options: {}, records: [[1, 1]] } });
+    window.reports = [];
+    // The 7th report reloads the page and lets the import go on: the reload ends the worker
+    // while the next batch is under way.
+    window.skv.importIndexedDB('idb-resume', {
+      into: 'resume-copy', stores, batchSize, openOptions: { waitForLock: true },
+      progress: (p) => {
+        window.reports.push(p);
+        if (window.reports.length === 7) location.reload();
+      },
+    }).catch(() => {});
+    await new Promise(() => {});
+  }, args).catch(() => {});
+  await page.waitForFunction(() => window.ready === true && document.readyState === 'complete');
+  const r = await page.evaluate(async ({ stores, batchSize, openOptions }) => {
+    const skv = window.skv;
+    const outcome = async (p) => {
+      try {
+        await p;
+        return 'ok';
+      } catch (e) {
+        return `${e.code}/${e.reason}`;
+      }
+    };
+    // The marker is there: another source, or other stores, is refused and leaves it alone.
+    const other = await outcome(skv.importIndexedDB('idb-other',
+      { into: 'resume-copy', openOptions }));
+    const otherStores = await outcome(skv.importIndexedDB('idb-resume',
+      { into: 'resume-copy', stores: ['r'], batchSize, openOptions }));
+    const db0 = await skv.open('resume-copy', { createIfMissing: false, waitForLock: true });
+    const marker = await db0.get(skv.INDEXEDDB_IMPORT_MARKER, { as: 'string' });
+    const before = await db0.count();
+    await db0.close();
+    const reports = [];
+    const done = await skv.importIndexedDB('idb-resume', {
+      into: 'resume-copy', stores, batchSize, openOptions, progress: (p) => { reports.push(p); },
+    });
+    const db = await skv.open('resume-copy', { createIfMissing: false });
+    const rs = await db.scan(...skv.indexedDBStoreRange('r'));
+    const ss = await db.scan(...skv.indexedDBStoreRange('s'));
+    const problems = [];
+    const rKeys = Array.from({ length: 1000 }, (_, i) => `k${i}`).sort((a, b) => indexedDB.cmp(a, b));
+    rs.forEach(([k, v], i) => {
+      const { key } = skv.splitIndexedDBKey(k);
+      const value = skv.decodeIndexedDBValue(v);
+      if (key !== rKeys[i] || value.i !== Number(key.slice(1))) problems.push(`r ${i}`);
+    });
+    ss.forEach(([k, v], i) => {
+      const { key } = skv.splitIndexedDBKey(k);
+      const value = skv.decodeIndexedDBValue(v);
+      if (key[0] !== i || key[1] !== 'x' || value[0] !== (i & 255)) problems.push(`s ${i}`);
+    });
+    const total = await db.count();
+    const after = await db.get(skv.INDEXEDDB_IMPORT_MARKER);
+    await db.close();
+    return {
+      other, otherStores, marker: JSON.parse(marker), before, first: reports[0],
+      reports: reports.length, done, r: rs.length, s: ss.length, total, problems,
+      markerAfter: after === undefined,
+    };
+  }, { ...args, openOptions });
+  console.log(`resumed after the reload: marker ${JSON.stringify(r.marker)}, first report ` +
+    `${JSON.stringify(r.first)}`);
+  assert.equal(r.other, 'invalid_argument/source_mismatch');
+  assert.equal(r.otherStores, 'invalid_argument/source_mismatch');
+  // At least seven batches of 50 were committed before the reload (the import goes on until
+  // the page unloads), and not all 26: the marker is still there.
+  assert.ok(r.marker.batches >= 7 && r.marker.batches < 26, JSON.stringify(r.marker));
+  const committed = (r.marker.store === 0 ? 0 : 1000) + r.marker.records;
+  assert.equal(r.marker.batches, r.marker.store === 0 ? r.marker.records / 50
+    : 20 + r.marker.records / 50);
+  assert.equal(r.before, committed + 1);
+  assert.equal(r.first.batches, r.marker.batches + 1);
+  assert.equal(r.first.records, r.marker.records + 50);
+  assert.equal(r.done.done, true);
+  assert.equal(r.done.batches, 20 + 6);
+  assert.equal(r.reports, 26 - r.marker.batches);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.r, 1000);
+  assert.equal(r.s, 300);
+  assert.equal(r.total, 1300);
+  assert.ok(r.markerAfter);
+});
+
+test('a missing source or store is refused and creates nothing', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const skv = window.skv;
+    const outcome = async (p) => {
+      try {
+        await p;
+        return 'ok';
+      } catch (e) {
+        return `${e.code}/${e.reason}`;
+      }
+    };
+    const missing = await outcome(skv.importIndexedDB('idb-none', { into: 'never-made' }));
+    const store = await outcome(skv.importIndexedDB('idb-all', { into: 'never-made-2',
+      stores: ['keys', 'nope'] }));
+    const noInto = await outcome(skv.importIndexedDB('idb-all', {}));
+    const badBatch = await outcome(skv.importIndexedDB('idb-all', { into: 'x', batchSize: 0 }));
+    const badStores = await outcome(skv.importIndexedDB('idb-all', { into: 'x', stores: 'keys' }));
+    const idbNames = (await indexedDB.databases()).map((d) => d.name);
+    const names = await skv.listDatabases();
+    return { missing, store, noInto, badBatch, badStores, idbNone: idbNames.includes('idb-none'),
+      made: names.filter((n) => n.startsWith('never-made') || n === 'x') };
+  });
+  assert.equal(r.missing, 'not_found/no_such_source');
+  assert.equal(r.store, 'not_found/no_such_source');
+  assert.equal(r.noInto, 'invalid_argument/undefined');
+  assert.equal(r.badBatch, 'invalid_argument/undefined');
+  assert.equal(r.badStores, 'invalid_argument/undefined');
+  assert.equal(r.idbNone, false);
+  assert.deepEqual(r.made, []);
+});
+
+test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    const skv = window.skv;
+    const records = Array.from({ length: 250 }, (_, i) => [
+      Uint8Array.from([i % 3, i >> 8, i & 255, 0]), Uint8Array.from({ length: i % 40 }, (_, j) => j ^ i)]);
+    const dump = data.makeDump(records);
+    const fromBytes = await skv.importIndexedDBDump(dump, 'dump-bytes');
+    const fromBlob = await skv.importIndexedDBDump(new Blob([dump]), 'dump-blob', { batchSize: 40 });
+    const sorted = [...records].sort((a, b) => data.compareBytes(a[0], b[0]));
+    const same = async (name) => {
+      const db = await skv.open(name, { createIfMissing: false });
+      const got = await db.scan();
+      await db.close();
+      return got.length === sorted.length && got.every(([k, v], i) =>
+        data.compareBytes(k, sorted[i][0]) === 0 && data.compareBytes(v, sorted[i][1]) === 0);
+    };
+    const empty = await skv.importIndexedDBDump(data.makeDump([]), 'dump-empty');
+
+    const outcome = async (bytes, name) => {
+      try {
+        await skv.importIndexedDBDump(bytes, name);
+        return 'ok';
+      } catch (e) {
+        return `${e.code}/${e.reason}`;
+      }
+    };
+    const good = data.makeDump(records.slice(0, 3));
+    const badMagic = good.slice();
+    badMagic[7] = 0x32;
+    const longKey = data.makeDump([[new Uint8Array(65536), new Uint8Array(1)]]);
+    const bad = {
+      magic: await outcome(badMagic, 'bad-1'),
+      short: await outcome(good.slice(0, 5), 'bad-2'),
+      countHigh: await outcome(data.makeDump(records.slice(0, 3), 4), 'bad-3'),
+      countLow: await outcome(data.makeDump(records.slice(0, 3), 2), 'bad-4'),
+      pastEnd: await outcome(good.slice(0, good.length - 1), 'bad-5'),
+      trailing: await outcome(new Uint8Array([...good, 1, 2]), 'bad-6'),
+      emptyKey: await outcome(data.makeDump([[new Uint8Array(0), new Uint8Array(1)]]), 'bad-7'),
+      longKey: await outcome(longKey, 'bad-8'),
+      blobPastEnd: await outcome(new Blob([good.slice(0, good.length - 1)]), 'bad-9'),
+      notBytes: await outcome('INDXDB01', 'bad-10'),
+    };
+    const names = await skv.listDatabases();
+    return {
+      fromBytes, fromBlob, empty, bytesSame: await same('dump-bytes'),
+      blobSame: await same('dump-blob'), bad, made: names.filter((n) => n.startsWith('bad-')),
+    };
+  });
+  assert.equal(r.fromBytes.records, 250);
+  assert.equal(r.fromBytes.batches, 1);
+  assert.equal(r.fromBlob.records, 250);
+  assert.equal(r.fromBlob.batches, 7);
+  assert.equal(r.empty.records, 0);
+  assert.ok(r.bytesSame);
+  assert.ok(r.blobSame);
+  assert.deepEqual(r.bad, {
+    magic: 'invalid_argument/bad_magic',
+    short: 'invalid_argument/bad_magic',
+    countHigh: 'invalid_argument/count_mismatch',
+    countLow: 'invalid_argument/count_mismatch',
+    pastEnd: 'invalid_argument/truncated',
+    trailing: 'invalid_argument/trailing_bytes',
+    emptyKey: 'invalid_argument/invalid_key',
+    longKey: 'invalid_argument/key_too_large',
+    blobPastEnd: 'invalid_argument/truncated',
+    notBytes: 'invalid_argument/undefined',
+  });
+  assert.deepEqual(r.made, []);
+});
