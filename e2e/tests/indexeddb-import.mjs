@@ -357,3 +357,64 @@ test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', 
   });
   assert.deepEqual(r.made, []);
 });
+
+test('the worker API imports into an open Database; batchBytes bounds each batch', LIMIT, async () => {
+  await evaluate(async () => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    await data.makeSource('idb-worker', {
+      w: { options: {}, records: Array.from({ length: 600 }, (_, i) => [i, new Uint8Array(100).fill(i & 255)]) },
+      odd: { options: {}, records: [[1, 'fine'], [2, { image: new ImageData(1, 1) }]] },
+      long: { options: {}, records: [['\uffff'.repeat(30000), 'a key of 90,002 encoded bytes']] },
+    });
+  });
+  const r = await evaluate((a) => window.runWorker('indexeddb-worker.js', a),
+    { source: 'idb-worker', name: 'worker-copy', batchBytes: 4096 });
+  assert.equal(r.error, undefined, JSON.stringify(r.error));
+  const res = r.result;
+  assert.equal(res.count, 600);
+  // Every record is 'w' 0x00 + a 9-byte number key and a 101-byte value: 112 bytes. A batch ends
+  // at the record that takes it to 4,096 bytes or more: 37 records (4,144 bytes), so 600 records
+  // take 16 batches of 37 and one of 8.
+  assert.ok(res.sizes.every((s) => s === 112), `sizes ${[...new Set(res.sizes)]}`);
+  const expected = Array.from({ length: 17 }, (_, i) => Math.min(600, (i + 1) * 37));
+  assert.deepEqual(res.reports, expected);
+  assert.deepEqual(res.bytes, expected.map((n) => n * 112));
+  assert.equal(res.done.done, true);
+  assert.equal(res.done.batches, 17);
+  assert.equal(res.odd.code, 'invalid_argument');
+  assert.equal(res.odd.reason, 'unsupported_value');
+  assert.match(res.odd.message, /indexeddb:idb-worker\/odd: .*ImageData/);
+  assert.equal(res.long.code, 'invalid_argument');
+  assert.equal(res.long.reason, 'key_too_large');
+  assert.equal(res.withOptions.code, 'invalid_argument');
+  assert.deepEqual(res.dumped, { records: 1, bytes: 3, batches: 1 });
+  assert.deepEqual(res.dumpValue, [42]);
+  assert.ok(res.stillOpen);
+});
+
+test('the client imports into a Database it holds open, in that database\'s worker', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const skv = window.skv;
+    const db = await skv.open('handle-copy');
+    await db.set('mine', 'kept');
+    const done = await skv.importIndexedDB('idb-all', { into: db, stores: ['inline', 'auto'] });
+    const out = {
+      done, count: await db.count(), mine: await db.get('mine', { as: 'string' }),
+      auto: (await db.scan(...skv.indexedDBStoreRange('auto')))
+        .map(([k, v]) => [skv.splitIndexedDBKey(k).key, skv.decodeIndexedDBValue(v)]),
+    };
+    await db.close();
+    try {
+      await skv.importIndexedDB('idb-all', { into: db });
+      out.afterClose = 'ok';
+    } catch (e) {
+      out.afterClose = e.code;
+    }
+    return out;
+  });
+  assert.equal(r.count, 7);
+  assert.equal(r.mine, 'kept');
+  assert.deepEqual(r.auto, [[1, 'x'], [2, 'y'], [3, 'z']]);
+  assert.equal(r.done.storesDone, 2);
+  assert.equal(r.afterClose, 'closed');
+});
