@@ -418,3 +418,52 @@ test('the client imports into a Database it holds open, in that database\'s work
   assert.equal(r.done.storesDone, 2);
   assert.equal(r.afterClose, 'closed');
 });
+
+test('the worker checks the import requests it receives and always answers', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const { rawProtocol } = await import('/e2e/pages/raw-protocol.js');
+    const p = rawProtocol();
+    const out = {
+      badTarget: await p.code('idbImportOpen', ['idb-all', 'raw-x', {}]),
+      extraTarget: await p.code('idbImportOpen', ['idb-all', { name: 'raw-x', evil: 1 }, {}]),
+      unknownDb: await p.code('idbImportOpen', ['idb-all', { db: 99 }, {}]),
+      badOption: await p.code('idbImportOpen', ['idb-all', { name: 'raw-x' }, { batchSize: 1.5 }]),
+      progressSent: await p.code('idbImportOpen', ['idb-all', { name: 'raw-x' }, { progress: 1 }]),
+      badSource: await p.code('idbImportOpen', [7, { name: 'raw-x' }, {}]),
+      stepBadId: await p.code('idbImportStep', [-1]),
+      stepUnknown: await p.code('idbImportStep', [12345]),
+      closeUnknown: await p.code('idbImportClose', [12345]),
+      dumpString: await p.code('importIndexedDBDump', ['INDXDB01', { name: 'raw-x' }, {}]),
+      dumpBadOption: await p.code('importIndexedDBDump',
+        [new Uint8Array(12), { name: 'raw-x' }, { openOptions: {} }]),
+    };
+    // A real one through the raw protocol: open, two steps at once (the second refused), close.
+    const opened = await p.send('idbImportOpen', ['idb-all', { name: 'raw-y' }, { stores: ['big'], batchSize: 1000 }]);
+    out.opened = opened.ok;
+    const [a, b] = await Promise.all([p.send('idbImportStep', [opened.result.id]),
+      p.send('idbImportStep', [opened.result.id])]);
+    out.twoSteps = [p.answer(a), p.answer(b)];
+    const { bytes, ...firstStep } = a.result;
+    out.firstStep = firstStep;
+    out.firstBytes = bytes;
+    out.close = await p.code('idbImportClose', [opened.result.id]);
+    out.stepAfterClose = await p.code('idbImportStep', [opened.result.id]);
+    out.errors = p.errors();
+    p.worker.terminate();
+    out.made = (await window.skv.listDatabases()).filter((n) => n.startsWith('raw-'));
+    return out;
+  });
+  // 1,000 records of 'big': keys of 'big' 0x00 + 9 bytes, values of more than 50 bytes each.
+  assert.ok(r.firstBytes > 1000 * 63, `bytes ${r.firstBytes}`);
+  delete r.firstBytes;
+  assert.deepEqual(r, {
+    badTarget: 'invalid_argument', extraTarget: 'invalid_argument', unknownDb: 'closed',
+    badOption: 'invalid_argument', progressSent: 'invalid_argument', badSource: 'invalid_argument',
+    stepBadId: 'invalid_argument', stepUnknown: 'closed', closeUnknown: 'ok',
+    dumpString: 'invalid_argument', dumpBadOption: 'invalid_argument',
+    opened: true, twoSteps: ['ok', 'invalid_argument'],
+    firstStep: { store: 'big', records: 1000, storesDone: 0, storesTotal: 1, batches: 1,
+      done: false },
+    close: 'ok', stepAfterClose: 'closed', errors: 0, made: ['raw-y'],
+  });
+});

@@ -9,7 +9,9 @@
 // first: retry with a new transaction. quota means the browser's storage quota or the slot pool
 // ran out. busy means another tab or worker has the database open. An `encryption` error names its
 // sub-kind in `reason`: wrong_key, unknown_key_id, key_retired, not_configured (an encrypted
-// database opened without `key`) or not_encrypted (`key` given for a plaintext database). An
+// database opened without `key`) or not_encrypted (`key` given for a plaintext database). The
+// IndexedDB importer's refusals carry a `reason` too (ImportReason in web/types/common.d.ts:
+// bad_magic, source_mismatch, unsupported_value, ...). An
 // SkvError that wraps another error (a DOMException from OPFS, say) keeps it as `cause`.
 
 /** @typedef {import('../types/common.js').ErrorCode} ErrorCode */
