@@ -467,3 +467,51 @@ test('the worker checks the import requests it receives and always answers', LIM
     close: 'ok', stepAfterClose: 'closed', errors: 0, made: ['raw-y'],
   });
 });
+
+test('an upgrade of the source during an import is not blocked; the import stops and resumes', LIMIT, async () => {
+  const r = await evaluate(async () => {
+    const data = await import('/e2e/pages/indexeddb-data.js');
+    const skv = window.skv;
+    await data.makeSource('idb-upgrade', {
+      u: { options: {}, records: Array.from({ length: 500 }, (_, i) => [i, `v${i}`]) },
+    });
+    const upgrade = () => new Promise((resolve, reject) => {
+      const req = indexedDB.open('idb-upgrade', 2);
+      req.onupgradeneeded = () => req.result.createObjectStore('added');
+      req.onsuccess = () => {
+        req.result.close();
+        resolve('upgraded');
+      };
+      req.onerror = () => reject(req.error);
+      req.onblocked = () => resolve('blocked');
+    });
+    let upgraded = null;
+    let first;
+    try {
+      await skv.importIndexedDB('idb-upgrade', {
+        into: 'upgrade-copy', stores: ['u'], batchSize: 100,
+        progress: async (p) => {
+          if (p.batches === 2) upgraded = await upgrade();
+        },
+      });
+      first = 'finished';
+    } catch (e) {
+      first = `${e.code}`;
+    }
+    const done = await skv.importIndexedDB('idb-upgrade', {
+      into: 'upgrade-copy', stores: ['u'], batchSize: 100,
+    });
+    const db = await skv.open('upgrade-copy', { createIfMissing: false });
+    const rows = await db.scan(...skv.indexedDBStoreRange('u'));
+    await db.close();
+    const ok = rows.every(([k, v], i) => skv.splitIndexedDBKey(k).key === i &&
+      skv.decodeIndexedDBValue(v) === `v${i}`);
+    return { upgraded, first, done, count: rows.length, ok };
+  });
+  assert.equal(r.upgraded, 'upgraded');
+  assert.equal(r.first, 'busy');
+  assert.equal(r.done.done, true);
+  assert.equal(r.done.batches, 5);
+  assert.equal(r.count, 500);
+  assert.ok(r.ok);
+});

@@ -112,6 +112,7 @@ export class IndexedDBImport {
   /** @type {Database | null} */ #db = null;
   /** @type {Marker | null} */ #state = null;
   #done = false;
+  #upgraded = false;
 
   /**
    * @param {IDBDatabase} idb
@@ -132,6 +133,12 @@ export class IndexedDBImport {
     });
     this.#batchSize = batchSize;
     this.#batchBytes = batchBytes;
+    // The page upgrades or deletes the source: let it (an open connection would block it), and
+    // fail the next step by name. A later call resumes from the marker.
+    idb.onversionchange = () => {
+      this.#upgraded = true;
+      idb.close();
+    };
   }
 
   /**
@@ -297,6 +304,10 @@ export class IndexedDBImport {
     const s = this.#state;
     if (!db || !s) throw new SkvError('closed', 'importIndexedDB: the import is closed');
     if (this.#done) return this.#progress();
+    if (this.#upgraded) {
+      throw new SkvError('busy', `indexeddb:${this.#source}: the database was upgraded or ` +
+        'deleted during the import (call importIndexedDB again to resume)');
+    }
     const after = s.after === null ? null : unhex(s.after);
     const batch = await this.#read(s.store, after);
     const values = await Promise.all(batch.values);
