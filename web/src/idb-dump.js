@@ -10,7 +10,7 @@
 // count_mismatch, truncated, trailing_bytes, key_too_large, invalid_key, value_too_large), so the
 // importer can refuse a bad file before it writes anything; records() then yields the records.
 
-import { importError, MAX_KEY_BYTES, MAX_VALUE_BYTES } from './idb-codec.js';
+import { importError, MAX_KEY_BYTES, MAX_VALUE_BYTES } from './idb-key.js';
 
 export const DUMP_MAGIC = 'INDXDB01';
 const MAGIC = new TextEncoder().encode(DUMP_MAGIC);

@@ -5,7 +5,7 @@
 //
 // IndexedDBImport reads one batch per step(): a read-only IndexedDB transaction with a cursor
 // that starts after the last imported key, at most `batchSize` records or `batchBytes` bytes;
-// then one skv transaction writes the batch and the progress marker (MARKER_KEY, idb-codec.js)
+// then one skv transaction writes the batch and the progress marker (MARKER_KEY, idb-key.js)
 // together, so a reload at any point resumes after the last committed batch. The step that
 // writes the last batch of the last store deletes the marker instead. Memory: one batch at a
 // time.
@@ -18,9 +18,10 @@ import {
   checkOptions, describe, DUMP_IMPORT_OPTIONS, IDB_IMPORT_OPTIONS,
 } from './options.js';
 import {
-  decodeIndexedDBKey, encodeIndexedDBKey, encodeValueParts, importError, joinValue,
-  MARKER_KEY, MAX_KEY_BYTES, MAX_VALUE_BYTES, storeNameBytes,
-} from './idb-codec.js';
+  decodeIndexedDBKey, encodeIndexedDBKey, importError, MARKER_KEY, MAX_KEY_BYTES,
+  MAX_VALUE_BYTES, storeNameBytes,
+} from './idb-key.js';
+import { encodeValueParts, joinValue } from './idb-value.js';
 import { DumpReader, dumpSource } from './idb-dump.js';
 import { open, deleteDatabase, Database } from './database.js';
 

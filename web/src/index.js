@@ -33,9 +33,9 @@ export { Transaction } from './client-transaction.js';
 export { RangeIterator } from './client-range.js';
 export {
   MARKER_KEY as INDEXEDDB_IMPORT_MARKER, encodeIndexedDBKey, decodeIndexedDBKey,
-  encodeIndexedDBValue, decodeIndexedDBValue, indexedDBRecordKey, indexedDBStoreRange,
-  splitIndexedDBKey,
-} from './idb-codec.js';
+  indexedDBRecordKey, indexedDBStoreRange, splitIndexedDBKey,
+} from './idb-key.js';
+export { encodeIndexedDBValue, decodeIndexedDBValue } from './idb-value.js';
 
 /** @typedef {import('../types/common.js').Bytes} Bytes */
 

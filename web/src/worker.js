@@ -20,6 +20,7 @@ export { listDatabases } from './slots.js';
 export { importFiles } from './import.js';
 export { importIndexedDB, importIndexedDBDump } from './idb-import.js';
 export {
-  MARKER_KEY as INDEXEDDB_IMPORT_MARKER, encodeIndexedDBKey, decodeIndexedDBKey, encodeIndexedDBValue, decodeIndexedDBValue,
+  MARKER_KEY as INDEXEDDB_IMPORT_MARKER, encodeIndexedDBKey, decodeIndexedDBKey,
   indexedDBRecordKey, indexedDBStoreRange, splitIndexedDBKey,
-} from './idb-codec.js';
+} from './idb-key.js';
+export { encodeIndexedDBValue, decodeIndexedDBValue } from './idb-value.js';
