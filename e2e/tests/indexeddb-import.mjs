@@ -273,9 +273,27 @@ test('a missing source or store is refused and creates nothing', LIMIT, async ()
     const noInto = await outcome(skv.importIndexedDB('idb-all', {}));
     const badBatch = await outcome(skv.importIndexedDB('idb-all', { into: 'x', batchSize: 0 }));
     const badStores = await outcome(skv.importIndexedDB('idb-all', { into: 'x', stores: 'keys' }));
+    // A marker that is not one the importer wrote is reported, never trusted.
+    const marked = await skv.open('marker-bad');
+    const good = { format: 1, source: 'idb-all', stores: ['auto'], store: 0, after: null,
+      records: 0, bytes: 0, batches: 0 };
+    const markers = [{ format: 1 }, { ...good, store: 1 }, { ...good, after: 'xyz' },
+      { ...good, records: -1 }];
+    const badMarkers = [];
+    for (const m of markers) {
+      await marked.set(skv.INDEXEDDB_IMPORT_MARKER, JSON.stringify(m));
+      badMarkers.push(await outcome(skv.importIndexedDB('idb-all', { into: marked,
+        stores: ['auto'] })));
+    }
+    await marked.set(skv.INDEXEDDB_IMPORT_MARKER, JSON.stringify(good));
+    const goodMarker = await outcome(skv.importIndexedDB('idb-all', { into: marked,
+      stores: ['auto'] }));
+    const markerGone = (await marked.get(skv.INDEXEDDB_IMPORT_MARKER)) === undefined;
+    await marked.close();
     const idbNames = (await indexedDB.databases()).map((d) => d.name);
     const names = await skv.listDatabases();
     return { missing, store, noInto, badBatch, badStores, idbNone: idbNames.includes('idb-none'),
+      badMarkers, goodMarker, markerGone,
       made: names.filter((n) => n.startsWith('never-made') || n === 'x') };
   });
   assert.equal(r.missing, 'not_found/no_such_source');
@@ -285,6 +303,9 @@ test('a missing source or store is refused and creates nothing', LIMIT, async ()
   assert.equal(r.badStores, 'invalid_argument/undefined');
   assert.equal(r.idbNone, false);
   assert.deepEqual(r.made, []);
+  assert.deepEqual(r.badMarkers, Array(4).fill('corruption/undefined'));
+  assert.equal(r.goodMarker, 'ok');
+  assert.ok(r.markerGone);
 });
 
 test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', LIMIT, async () => {

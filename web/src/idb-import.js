@@ -64,7 +64,8 @@ async function openSource(name) {
   }
   const known = await indexedDB.databases();
   if (!known.some((d) => d.name === name)) {
-    throw new SkvError('not_found', `indexeddb:${name}: no such database`, { reason: 'no_such_source' });
+    throw new SkvError('not_found', `indexeddb:${name}: no such database`,
+      { reason: 'no_such_source' });
   }
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(name);
@@ -75,7 +76,8 @@ async function openSource(name) {
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(missing
-      ? new SkvError('not_found', `indexeddb:${name}: no such database`, { reason: 'no_such_source' })
+      ? new SkvError('not_found', `indexeddb:${name}: no such database`,
+        { reason: 'no_such_source' })
       : asSkvError(req.error));
     req.onblocked = () => {};
   });
@@ -94,10 +96,14 @@ function readMarker(db) {
   } catch {
     m = null;
   }
+  /** @param {unknown} n */
+  const count = (n) => Number.isSafeInteger(n) && /** @type {number} */ (n) >= 0;
   if (!m || m.format !== MARKER_FORMAT || typeof m.source !== 'string' ||
-    !Array.isArray(m.stores) || !Number.isInteger(m.store) || !(m.after === null ||
-    typeof m.after === 'string') || !Number.isInteger(m.records) || !Number.isInteger(m.bytes) ||
-    !Number.isInteger(m.batches)) {
+    !Array.isArray(m.stores) || !m.stores.every((/** @type {unknown} */ x) =>
+      typeof x === 'string') ||
+    !count(m.store) || m.store >= m.stores.length ||
+    !(m.after === null || (typeof m.after === 'string' && /^(?:[0-9a-f]{2})+$/.test(m.after))) ||
+    !count(m.records) || !count(m.bytes) || !count(m.batches)) {
     throw new SkvError('corruption', `opfs:${db.name}: the IndexedDB import marker cannot be read`);
   }
   return m;

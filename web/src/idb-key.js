@@ -265,11 +265,15 @@ function writeKey(w, key, path, where) {
     return;
   }
   if (Array.isArray(key)) {
-    if (path.has(key)) throw importError('invalid_key', `${where}: an array that holds itself is not a key`);
+    if (path.has(key)) {
+      throw importError('invalid_key', `${where}: an array that holds itself is not a key`);
+    }
     path.add(key);
     w.byte(KEY_ARRAY);
     for (let i = 0; i < key.length; i++) {
-      if (!(i in key)) throw importError('invalid_key', `${where}: an array with a hole is not a key`);
+      if (!(i in key)) {
+        throw importError('invalid_key', `${where}: an array with a hole is not a key`);
+      }
       writeKey(w, key[i], path, `${where}[${i}]`);
     }
     w.byte(END);

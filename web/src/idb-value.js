@@ -266,7 +266,8 @@ export function encodeValueParts(value) {
   w.byte(VALUE_ITEM);
   w.item(value, 'value');
   w.parts.push(w.done());
-  return { parts: w.parts, blobs: w.blobs, size: w.parts.reduce((n, p) => n + p.length, 0) + w.blobBytes };
+  const size = w.parts.reduce((n, p) => n + p.length, 0) + w.blobBytes;
+  return { parts: w.parts, blobs: w.blobs, size };
 }
 
 /**
@@ -429,7 +430,9 @@ class ValueReader extends Reader {
       }
       case I_ARRAY: {
         const n = this.varint();
-        if (n > this.bytes.length - this.at) throw badEncoding(`an array of ${n} is longer than its bytes`);
+        if (n > this.bytes.length - this.at) {
+          throw badEncoding(`an array of ${n} is longer than its bytes`);
+        }
         /** @type {unknown[]} */
         const a = /** @type {unknown[]} */ (this.keep(new Array(n)));
         for (let i = 0; i < n; i++) {

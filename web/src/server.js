@@ -76,7 +76,8 @@ function importTarget(target) {
     if (Object.hasOwn(t, 'db') && Object.keys(t).length === 1) {
       return { db: database(/** @type {number} */ (t.db)) };
     }
-    if (typeof t.name === 'string' && Object.keys(t).every((k) => k === 'name' || k === 'openOptions')) {
+    if (typeof t.name === 'string' &&
+      Object.keys(t).every((k) => k === 'name' || k === 'openOptions')) {
       return { name: t.name, openOptions: t.openOptions };
     }
   }
