@@ -326,6 +326,29 @@ test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', 
         data.compareBytes(k, sorted[i][0]) === 0 && data.compareBytes(v, sorted[i][1]) === 0);
     };
     const empty = await skv.importIndexedDBDump(data.makeDump([]), 'dump-empty');
+    // A Blob of 3.3 MB is read in 1 MiB windows: records straddle their edges.
+    const large = Array.from({ length: 3000 }, (_, i) => [
+      new TextEncoder().encode(`large/${String(i).padStart(5, '0')}`),
+      Uint8Array.from({ length: 1000 + (i % 7) }, (_, j) => (i * 31 + j) & 255)]);
+    const fromLarge = await skv.importIndexedDBDump(new Blob([data.makeDump(large)]),
+      'dump-large', { batchBytes: 256 << 10 });
+    // The rule of docs/indexeddb.md: a transaction ends at the record that takes its keys and
+    // values to batchBytes or more.
+    let largeBatches = 0;
+    let acc = 0;
+    for (const [k, v] of large) {
+      acc += k.length + v.length;
+      if (acc >= 256 << 10) {
+        largeBatches++;
+        acc = 0;
+      }
+    }
+    if (acc > 0) largeBatches++;
+    const ldb = await skv.open('dump-large', { createIfMissing: false });
+    const lrows = await ldb.scan();
+    await ldb.close();
+    const largeSame = lrows.length === large.length && lrows.every(([k, v], i) =>
+      data.compareBytes(k, large[i][0]) === 0 && data.compareBytes(v, large[i][1]) === 0);
 
     const outcome = async (bytes, name) => {
       try {
@@ -353,7 +376,7 @@ test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', 
     };
     const names = await skv.listDatabases();
     return {
-      fromBytes, fromBlob, empty, bytesSame: await same('dump-bytes'),
+      fromBytes, fromBlob, empty, fromLarge, largeSame, largeBatches, bytesSame: await same('dump-bytes'),
       blobSame: await same('dump-blob'), bad, made: names.filter((n) => n.startsWith('bad-')),
     };
   });
@@ -362,6 +385,10 @@ test('INDXDB01 dumps import; bad dumps are refused by name and create nothing', 
   assert.equal(r.fromBlob.records, 250);
   assert.equal(r.fromBlob.batches, 7);
   assert.equal(r.empty.records, 0);
+  assert.equal(r.fromLarge.records, 3000);
+  assert.ok(r.largeSame);
+  assert.equal(r.fromLarge.batches, r.largeBatches);
+  assert.ok(r.largeBatches > 10, `${r.largeBatches}`);
   assert.ok(r.bytesSame);
   assert.ok(r.blobSame);
   assert.deepEqual(r.bad, {
