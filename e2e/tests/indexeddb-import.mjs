@@ -451,6 +451,19 @@ test('the client imports into a Database it holds open, in that database\'s work
       auto: (await db.scan(...skv.indexedDBStoreRange('auto')))
         .map(([k, v]) => [skv.splitIndexedDBKey(k).key, skv.decodeIndexedDBValue(v)]),
     };
+    // A progress callback that throws stops the import after the batch it was told about.
+    let stopped;
+    try {
+      await skv.importIndexedDB('idb-all', { into: db, stores: ['big'], batchSize: 1000,
+        progress: () => { throw new Error('stop here'); } });
+    } catch (e) {
+      stopped = e.message;
+    }
+    out.stopped = stopped;
+    out.stoppedMarker = JSON.parse(await db.get(skv.INDEXEDDB_IMPORT_MARKER, { as: 'string' }));
+    out.resumed = await skv.importIndexedDB('idb-all', { into: db, stores: ['big'],
+      batchSize: 1000 });
+    out.bigCount = await db.count(...skv.indexedDBStoreRange('big'));
     await db.close();
     try {
       await skv.importIndexedDB('idb-all', { into: db });
@@ -465,6 +478,12 @@ test('the client imports into a Database it holds open, in that database\'s work
   assert.deepEqual(r.auto, [[1, 'x'], [2, 'y'], [3, 'z']]);
   assert.equal(r.done.storesDone, 2);
   assert.equal(r.afterClose, 'closed');
+  assert.equal(r.stopped, 'stop here');
+  assert.equal(r.stoppedMarker.batches, 1);
+  assert.equal(r.stoppedMarker.records, 1000);
+  assert.equal(r.resumed.batches, 3);
+  assert.equal(r.resumed.records, 2500);
+  assert.equal(r.bigCount, 2500);
 });
 
 test('the worker checks the import requests it receives and always answers', LIMIT, async () => {
