@@ -28,3 +28,18 @@ check<typeof WorkerApi.ENCRYPTION_REASONS>(worker.ENCRYPTION_REASONS);
 check<WorkerApi.Database>(null as unknown as worker.Database);
 check<WorkerApi.Transaction>(null as unknown as worker.Transaction);
 check<WorkerApi.RangeIterator<unknown>>(null as unknown as worker.RangeIterator);
+
+for (const api of [client, worker] as const) {
+  check<typeof ClientApi.encodeIndexedDBKey>(api.encodeIndexedDBKey);
+  check<typeof ClientApi.decodeIndexedDBKey>(api.decodeIndexedDBKey);
+  check<typeof ClientApi.encodeIndexedDBValue>(api.encodeIndexedDBValue);
+  check<typeof ClientApi.decodeIndexedDBValue>(api.decodeIndexedDBValue);
+  check<typeof ClientApi.indexedDBRecordKey>(api.indexedDBRecordKey);
+  check<typeof ClientApi.indexedDBStoreRange>(api.indexedDBStoreRange);
+  check<typeof ClientApi.splitIndexedDBKey>(api.splitIndexedDBKey);
+  check<typeof ClientApi.INDEXEDDB_IMPORT_MARKER>(api.INDEXEDDB_IMPORT_MARKER);
+}
+check<typeof ClientApi.importIndexedDB>(client.importIndexedDB);
+check<typeof ClientApi.importIndexedDBDump>(client.importIndexedDBDump);
+check<typeof WorkerApi.importIndexedDB>(worker.importIndexedDB);
+check<typeof WorkerApi.importIndexedDBDump>(worker.importIndexedDBDump);

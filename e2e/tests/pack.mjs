@@ -31,7 +31,7 @@ test('npm pack tarball works in a page and type-checks', async () => {
       "package.json exports the worker script as 'skv/server'");
     for (const f of ['package.json', 'web/src/index.js', 'web/src/worker.js', 'web/src/server.js',
       'web/dist/skv-core.mjs', 'web/dist/skv-core.wasm', 'web/types/index.d.ts',
-      'web/types/worker.d.ts', 'README.md', 'LICENSE', 'docs/web.md']) {
+      'web/types/worker.d.ts', 'README.md', 'LICENSE', 'docs/web.md', 'docs/indexeddb.md']) {
       assert.ok(files.includes(f), `tarball lacks ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('core/') || f.startsWith('e2e/')), 'sources leaked');

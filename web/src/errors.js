@@ -9,7 +9,9 @@
 // first: retry with a new transaction. quota means the browser's storage quota or the slot pool
 // ran out. busy means another tab or worker has the database open. An `encryption` error names its
 // sub-kind in `reason`: wrong_key, unknown_key_id, key_retired, not_configured (an encrypted
-// database opened without `key`) or not_encrypted (`key` given for a plaintext database). An
+// database opened without `key`) or not_encrypted (`key` given for a plaintext database). The
+// IndexedDB importer's refusals carry a `reason` too (ImportReason in web/types/common.d.ts:
+// bad_magic, source_mismatch, unsupported_value, ...). An
 // SkvError that wraps another error (a DOMException from OPFS, say) keeps it as `cause`.
 
 /** @typedef {import('../types/common.js').ErrorCode} ErrorCode */
@@ -23,7 +25,8 @@ export const ERROR_CODES = Object.freeze([
 /**
  * The part of an error that survives postMessage.
  * @typedef {import('../types/common.js').EncryptionReason} EncryptionReason
- * @typedef {{ code: ErrorCode, message: string, reason?: EncryptionReason,
+ * @typedef {import('../types/common.js').ErrorReason} ErrorReason
+ * @typedef {{ code: ErrorCode, message: string, reason?: ErrorReason,
  *   cause?: { name: string, message: string } }} PlainError
  */
 
@@ -37,13 +40,16 @@ export class SkvError extends Error {
   name = 'SkvError';
   /** @type {ErrorCode} */
   code;
-  /** @type {EncryptionReason | undefined} for code 'encryption': the sub-kind */
+  /**
+   * @type {ErrorReason | undefined} for code 'encryption': the sub-kind; for an error of the
+   *   IndexedDB importer: which one (docs/indexeddb.md)
+   */
   reason;
 
   /**
    * @param {ErrorCode} code
    * @param {string} message
-   * @param {{ cause?: unknown, reason?: EncryptionReason }} [options]
+   * @param {{ cause?: unknown, reason?: ErrorReason }} [options]
    */
   constructor(code, message, options) {
     super(message, options);

@@ -19,8 +19,8 @@
 import { SkvError } from './errors.js';
 import { toUint8 } from './codec.js';
 import {
-  checkOptions, checkTimestamp, COMMIT_OPTIONS, HISTORY_OPTIONS, IMPORT_OPTIONS, OPEN_OPTIONS,
-  READ_OPTIONS,
+  checkOptions, checkTimestamp, COMMIT_OPTIONS, describe, DUMP_IMPORT_OPTIONS, HISTORY_OPTIONS,
+  IDB_IMPORT_OPTIONS, IMPORT_OPTIONS, OPEN_OPTIONS, READ_OPTIONS,
 } from './options.js';
 import { checkFiles } from './files.js';
 import { runTransaction } from './retry.js';
@@ -31,6 +31,11 @@ import { Transaction, checkMode, ownedRange } from './client-transaction.js';
 export { SkvError, ERROR_CODES, ENCRYPTION_REASONS } from './errors.js';
 export { Transaction } from './client-transaction.js';
 export { RangeIterator } from './client-range.js';
+export {
+  MARKER_KEY as INDEXEDDB_IMPORT_MARKER, encodeIndexedDBKey, decodeIndexedDBKey,
+  indexedDBRecordKey, indexedDBStoreRange, splitIndexedDBKey,
+} from './idb-key.js';
+export { encodeIndexedDBValue, decodeIndexedDBValue } from './idb-value.js';
 
 /** @typedef {import('../types/common.js').Bytes} Bytes */
 
@@ -41,6 +46,10 @@ const CLIENT_OPEN_OPTIONS = Object.freeze({
     check: (w) => (typeof Worker !== 'undefined' && w instanceof Worker ? null : 'a Worker'),
   }),
 });
+
+const WORKER_RULE = CLIENT_OPEN_OPTIONS.worker;
+const CLIENT_IDB_IMPORT_OPTIONS = Object.freeze({ ...IDB_IMPORT_OPTIONS, worker: WORKER_RULE });
+const CLIENT_DUMP_IMPORT_OPTIONS = Object.freeze({ ...DUMP_IMPORT_OPTIONS, worker: WORKER_RULE });
 
 /** @returns {Worker} */
 function startWorker() {
@@ -130,6 +139,113 @@ export async function importFiles(name, files, options) {
 }
 
 /**
+ * Where an import runs: the worker of an open Database (target { db }), or, for a name, the
+ * given worker or a new one (target { name, openOptions }). `owns` says whether the call
+ * started the worker (and so ends it).
+ * @param {unknown} into
+ * @param {Worker | undefined} worker
+ * @param {import('../types/common.js').OpenOptions | undefined} openOptions
+ * @param {string} what
+ */
+function importChannel(into, worker, openOptions, what) {
+  /** @type {Transferable[]} */
+  const transfer = [];
+  if (into instanceof Database) {
+    if (worker || openOptions) {
+      throw new SkvError('invalid_argument', `${what}: worker and openOptions go with a ` +
+        'database name, not an open Database');
+    }
+    const { rpc, id } = /** @type {() => { rpc: Rpc, id: number }} */ (channels.get(into))();
+    return { rpc, owns: false, target: { db: id }, transfer };
+  }
+  if (typeof into !== 'string') {
+    throw new SkvError('invalid_argument', `${what}: the destination must be a database name ` +
+      `or an open Database, not ${describe(into)}`);
+  }
+  checkName(into);
+  const o = openOptions ? { ...openOptions } : undefined;
+  if (o && o.key instanceof Uint8Array) {
+    o.key = new Uint8Array(o.key);
+    transfer.push(o.key.buffer);
+  }
+  let rpc;
+  if (worker) {
+    rpc = given.get(worker);
+    if (!rpc) given.set(worker, (rpc = new Rpc(worker)));
+  } else {
+    rpc = new Rpc(startWorker());
+  }
+  return { rpc, owns: !worker, target: { name: into, openOptions: o }, transfer };
+}
+
+/**
+ * Imports IndexedDB database `source` into an skv database (docs/indexeddb.md). The reading
+ * runs in the worker that holds the destination (IndexedDB is available there), one batch per
+ * request; `progress` runs here after each committed batch.
+ * @param {string} source
+ * @param {import('../types/index.js').IndexedDBImportOptions} options
+ * @returns {Promise<import('../types/common.js').IndexedDBImportProgress>}
+ */
+export async function importIndexedDB(source, options) {
+  const o = checkOptions(options, CLIENT_IDB_IMPORT_OPTIONS, 'importIndexedDB');
+  if (typeof source !== 'string') {
+    throw new SkvError('invalid_argument', 'importIndexedDB: the source must be the name of ' +
+      `an IndexedDB database, not ${describe(source)}`);
+  }
+  if (o.into === undefined) {
+    throw new SkvError('invalid_argument', 'importIndexedDB: option into (the destination) ' +
+      'is required');
+  }
+  const { into, worker, openOptions, progress, ...rest } = o;
+  const { rpc, owns, target, transfer } = importChannel(into, worker, openOptions,
+    'importIndexedDB');
+  try {
+    const opened = await rpc.call('idbImportOpen', [source, target, rest], transfer);
+    try {
+      let p = opened.progress;
+      while (!p.done) {
+        p = await rpc.call('idbImportStep', [opened.id]);
+        if (progress) await progress(p);
+      }
+      return p;
+    } finally {
+      if (!rpc.dead) await rpc.call('idbImportClose', [opened.id]).catch(() => {});
+    }
+  } finally {
+    if (owns) rpc.terminate();
+  }
+}
+
+/**
+ * Imports an INDXDB01 dump (bytes or a Blob) into `into`, a database name or an open Database
+ * (docs/indexeddb.md). Bytes travel to the worker as a copy; a Blob as a handle (the worker
+ * reads it in windows). The worker checks the whole dump before it opens or writes anything.
+ * @param {unknown} dump
+ * @param {unknown} into  a database name or a Database (checked here)
+ * @param {import('../types/index.js').ClientDumpImportOptions} [options]
+ * @returns {Promise<import('../types/common.js').DumpImportResult>}
+ */
+export async function importIndexedDBDump(dump, into, options) {
+  const { worker, openOptions, ...rest } =
+    checkOptions(options, CLIENT_DUMP_IMPORT_OPTIONS, 'importIndexedDBDump');
+  /** @type {unknown} */
+  let sent;
+  if (typeof Blob !== 'undefined' && dump instanceof Blob) sent = dump;
+  else if (dump instanceof ArrayBuffer || ArrayBuffer.isView(dump)) sent = toUint8(dump, 'dump');
+  else {
+    throw new SkvError('invalid_argument', 'importIndexedDBDump: the dump must be a ' +
+      `Uint8Array, an ArrayBuffer (or view) or a Blob, not ${describe(dump)}`);
+  }
+  const { rpc, owns, target, transfer } = importChannel(into, worker, openOptions,
+    'importIndexedDBDump');
+  try {
+    return await rpc.call('importIndexedDBDump', [sent, target, rest], transfer);
+  } finally {
+    if (owns) rpc.terminate();
+  }
+}
+
+/**
  * @template T
  * @param {(rpc: Rpc) => Promise<T>} fn
  */
@@ -141,6 +257,11 @@ async function withWorker(fn) {
     rpc.terminate();
   }
 }
+
+// The channel of each client Database, for the imports that run in its worker (a function, so
+// that it can check the handle is still open).
+/** @type {WeakMap<Database, () => { rpc: Rpc, id: number }>} */
+const channels = new WeakMap();
 
 // A Database answers `closed` to every call once close() has been called: synchronous calls
 // (begin, range) throw it, the others reject with it. The worker never hands the id of a closed
@@ -165,6 +286,10 @@ export class Database {
     this.#ownsWorker = ownsWorker;
     /** @type {string} */
     this.name = name;
+    channels.set(this, () => {
+      this.#check();
+      return { rpc: this.#rpc, id: this.#id };
+    });
   }
 
   /**

@@ -126,6 +126,38 @@ export const IMPORT_OPTIONS = Object.freeze({
   keyId: OPEN_OPTIONS.keyId,
 });
 
+/** Batches of the IndexedDB importer: records, and bytes of keys and values, per transaction. */
+export const MAX_IMPORT_BATCH_BYTES = 64 * MiB;
+const importBatch = Object.freeze({
+  batchSize: integer(1, 1 << 16),
+  batchBytes: integer(1, MAX_IMPORT_BATCH_BYTES),
+});
+
+/**
+ * What importIndexedDB() accepts (the worker API; the client adds `worker`). `into` is checked
+ * by the caller (a name, or an open Database of its own kind).
+ */
+export const IDB_IMPORT_OPTIONS = Object.freeze({
+  into: /** @type {Rule} */ ({ kind: 'custom', check: () => null }),
+  openOptions: /** @type {Rule} */ ({ kind: 'object', spec: OPEN_OPTIONS }),
+  stores: /** @type {Rule} */ ({
+    kind: 'custom',
+    check: (v) => (Array.isArray(v) && v.every((s) => typeof s === 'string') &&
+      new Set(v).size === v.length ? null : 'an array of distinct store names'),
+  }),
+  progress: /** @type {Rule} */ ({
+    kind: 'custom',
+    check: (v) => (typeof v === 'function' ? null : 'a function'),
+  }),
+  ...importBatch,
+});
+
+/** What importIndexedDBDump() accepts besides the destination (the client adds `worker`). */
+export const DUMP_IMPORT_OPTIONS = Object.freeze({
+  openOptions: IDB_IMPORT_OPTIONS.openOptions,
+  ...importBatch,
+});
+
 export const COMMIT_OPTIONS = Object.freeze({ durability });
 export const READ_OPTIONS = Object.freeze({ as });
 /** The most entries one iterator step fetches. */

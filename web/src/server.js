@@ -23,12 +23,14 @@ import { open, deleteDatabase } from './database.js';
 import { unpackWrites, WRITE_SET, WRITE_SET_AT } from './codec.js';
 import { SkvError, asSkvError } from './errors.js';
 import {
-  checkInteger, checkOptions, describe, HISTORY_OPTIONS, MAX_BATCH_SIZE, SCAN_OPTIONS,
+  checkInteger, checkOptions, describe, HISTORY_OPTIONS, IDB_IMPORT_OPTIONS, MAX_BATCH_SIZE,
+  SCAN_OPTIONS, DUMP_IMPORT_OPTIONS,
 } from './options.js';
 import { nextPacked } from './range.js';
 import { historyPacked } from './transaction.js';
 import { listDatabases } from './slots.js';
 import { importFiles } from './import.js';
+import { IndexedDBImport, importIndexedDBDump } from './idb-import.js';
 
 /**
  * @typedef {import('./database.js').Database} Database
@@ -44,6 +46,51 @@ const txs = new Map();
 /** @type {Map<number, { tx: number, it: RangeIterator }>} client iterator id -> iterator */
 const iters = new Map();
 let nextDb = 1;
+/**
+ * @type {Map<number, { job: IndexedDBImport, owned: Database | null, busy: boolean }>}
+ *   IndexedDB imports under way, by the id idbImportOpen gave
+ */
+const imports = new Map();
+let nextImport = 1;
+
+// What the client sends of importIndexedDB()'s options (the destination travels apart).
+const SERVER_IDB_OPTIONS = Object.freeze({
+  stores: IDB_IMPORT_OPTIONS.stores,
+  batchSize: IDB_IMPORT_OPTIONS.batchSize,
+  batchBytes: IDB_IMPORT_OPTIONS.batchBytes,
+});
+const SERVER_DUMP_OPTIONS = Object.freeze({
+  batchSize: DUMP_IMPORT_OPTIONS.batchSize,
+  batchBytes: DUMP_IMPORT_OPTIONS.batchBytes,
+});
+
+/**
+ * The destination of an import as the client sends it: { db } (an id this worker gave) or
+ * { name, openOptions }.
+ * @param {unknown} target
+ * @returns {{ db: Database } | { name: string, openOptions: any }}
+ */
+function importTarget(target) {
+  if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
+    const t = /** @type {Record<string, unknown>} */ (target);
+    if (Object.hasOwn(t, 'db') && Object.keys(t).length === 1) {
+      return { db: database(/** @type {number} */ (t.db)) };
+    }
+    if (typeof t.name === 'string' &&
+      Object.keys(t).every((k) => k === 'name' || k === 'openOptions')) {
+      return { name: t.name, openOptions: t.openOptions };
+    }
+  }
+  throw new SkvError('invalid_argument', `the destination of an import must be { db } or ` +
+    `{ name, openOptions }, not ${describe(target)}`);
+}
+
+/** @param {{ name: string, openOptions: any } | { db: Database }} target */
+function wipeKey(target) {
+  const o = 'openOptions' in target ? target.openOptions : undefined;
+  const key = o && typeof o === 'object' ? o.key : undefined;
+  if (key instanceof Uint8Array) key.fill(0);
+}
 
 /**
  * Checks that `id` is a positive integer (an id the client could have been given or chosen).
@@ -139,6 +186,70 @@ const ops = {
       // As for open(): the key arrived as this worker's own copy.
       const key = options && typeof options === 'object' ? options.key : undefined;
       if (key instanceof Uint8Array) key.fill(0);
+    }
+  },
+  // importIndexedDB(), one batch per request: the client calls idbImportStep until the progress
+  // says done (calling its progress callback in between), then idbImportClose.
+  /**
+   * @param {string} source
+   * @param {unknown} target
+   * @param {{ stores?: string[], batchSize?: number, batchBytes?: number }} options
+   */
+  async idbImportOpen(source, target, options) {
+    const dest = importTarget(target);
+    /** @type {Database | null} */
+    let owned = null;
+    /** @type {IndexedDBImport | null} */
+    let job = null;
+    try {
+      const o = checkOptions(options, SERVER_IDB_OPTIONS, 'importIndexedDB');
+      job = await IndexedDBImport.open(source, o);
+      const db = 'db' in dest ? dest.db : (owned = await open(dest.name, dest.openOptions));
+      job.attach(db);
+    } catch (e) {
+      if (job) job.close();
+      if (owned) await owned.close();
+      throw e;
+    } finally {
+      wipeKey(dest);
+    }
+    const id = nextImport++;
+    imports.set(id, { job, owned, busy: false });
+    return { id, progress: job.progress };
+  },
+  /** @param {number} id */
+  async idbImportStep(id) {
+    const entry = imports.get(checkId(id, 'import id'));
+    if (!entry) throw new SkvError('closed', 'importIndexedDB: the import is closed');
+    if (entry.busy) throw new SkvError('invalid_argument', `import ${id} is already taking a step`);
+    entry.busy = true;
+    try {
+      return await entry.job.step();
+    } finally {
+      entry.busy = false;
+    }
+  },
+  /** @param {number} id */
+  async idbImportClose(id) {
+    const entry = imports.get(checkId(id, 'import id'));
+    if (!entry) return;
+    imports.delete(id);
+    entry.job.close();
+    if (entry.owned) await entry.owned.close();
+  },
+  /**
+   * @param {unknown} dump
+   * @param {unknown} target
+   * @param {{ batchSize?: number, batchBytes?: number }} options
+   */
+  async importIndexedDBDump(dump, target, options) {
+    const dest = importTarget(target);
+    try {
+      const o = checkOptions(options, SERVER_DUMP_OPTIONS, 'importIndexedDBDump');
+      if ('db' in dest) return await importIndexedDBDump(dump, dest.db, o);
+      return await importIndexedDBDump(dump, dest.name, { ...o, openOptions: dest.openOptions });
+    } finally {
+      wipeKey(dest);
     }
   },
   /**

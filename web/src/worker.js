@@ -18,3 +18,9 @@ export { RangeIterator } from './range.js';
 export { SkvError, ERROR_CODES, ENCRYPTION_REASONS } from './errors.js';
 export { listDatabases } from './slots.js';
 export { importFiles } from './import.js';
+export { importIndexedDB, importIndexedDBDump } from './idb-import.js';
+export {
+  MARKER_KEY as INDEXEDDB_IMPORT_MARKER, encodeIndexedDBKey, decodeIndexedDBKey,
+  indexedDBRecordKey, indexedDBStoreRange, splitIndexedDBKey,
+} from './idb-key.js';
+export { encodeIndexedDBValue, decodeIndexedDBValue } from './idb-value.js';

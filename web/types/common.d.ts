@@ -36,11 +36,40 @@ export type EncryptionReason =
 
 export declare const ENCRYPTION_REASONS: readonly EncryptionReason[];
 
+/**
+ * The sub-kind of an 'invalid_argument' or 'not_found' error of the IndexedDB importer
+ * (docs/indexeddb.md):
+ * - invalid_key: not an IndexedDB key; key_too_large: a record's skv key passes 65,535 bytes;
+ * - unsupported_value: a value of a type the encoding does not hold; value_too_large: an encoded
+ *   value passes 64 MiB;
+ * - bad_store_name: a store name with U+0000 or a lone surrogate;
+ * - bad_encoding: bytes given to a decode function that no encoder wrote;
+ * - no_such_source: no IndexedDB database, or no object store, of that name;
+ * - source_mismatch: the destination holds an unfinished import of another source;
+ * - bad_magic, count_mismatch, truncated, trailing_bytes: a dump file that is not INDXDB01.
+ */
+export type ImportReason =
+  | 'invalid_key'
+  | 'key_too_large'
+  | 'unsupported_value'
+  | 'value_too_large'
+  | 'bad_store_name'
+  | 'bad_encoding'
+  | 'no_such_source'
+  | 'source_mismatch'
+  | 'bad_magic'
+  | 'count_mismatch'
+  | 'truncated'
+  | 'trailing_bytes';
+
+/** What SkvError.reason may hold. */
+export type ErrorReason = EncryptionReason | ImportReason;
+
 /** What an SkvError becomes on its way between the worker and the page. */
 export interface PlainError {
   code: ErrorCode;
   message: string;
-  reason?: EncryptionReason;
+  reason?: ErrorReason;
   cause?: { name: string; message: string };
 }
 
@@ -52,12 +81,15 @@ export declare class SkvError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; reason?: EncryptionReason },
+    options?: { cause?: unknown; reason?: ErrorReason },
   );
   readonly name: 'SkvError';
   readonly code: ErrorCode;
-  /** For code 'encryption', which one (undefined for every other code). */
-  readonly reason?: EncryptionReason;
+  /**
+   * For code 'encryption', which one; for an error of the IndexedDB importer, which one
+   * (ImportReason); undefined otherwise.
+   */
+  readonly reason?: ErrorReason;
   toJSON(): PlainError;
   static from(plain: PlainError): SkvError;
 }
@@ -310,3 +342,82 @@ export interface ImportOptions {
   /** The key id `key` is held under (as open()'s `keyId`). Needs `key`. */
   keyId?: number;
 }
+
+/**
+ * What importIndexedDB() reports after each batch (one skv transaction), and resolves with at
+ * the end.
+ */
+export interface IndexedDBImportProgress {
+  /** The store the batch belonged to (null when the source has no store to import). */
+  store: string | null;
+  /** Records of that store imported so far (by this call and the calls it resumed). */
+  records: number;
+  /** Bytes of their skv keys and encoded values. */
+  bytes: number;
+  /** Stores finished, of storesTotal. */
+  storesDone: number;
+  storesTotal: number;
+  /** Batches committed by the whole import, resumed calls included. */
+  batches: number;
+  /** True after the last batch: the marker is gone and the import is complete. */
+  done: boolean;
+}
+
+/** Options of importIndexedDB() common to the client and the worker API. */
+export interface IndexedDBImportOptionsBase {
+  /** Open options of the destination, when `into` is a name (created if missing by default). */
+  openOptions?: OpenOptions;
+  /** The object stores to import, in this order (default: every store, in name order). */
+  stores?: string[];
+  /** Called after each committed batch; a promise it returns is awaited before the next. */
+  progress?: (progress: IndexedDBImportProgress) => void | PromiseLike<void>;
+  /** Records per batch: 1..65,536 (default 1,000). */
+  batchSize?: number;
+  /** A batch ends once its keys and values reach this many bytes: 1 B..64 MiB (default 4 MiB). */
+  batchBytes?: number;
+}
+
+/** Options of importIndexedDBDump() common to the client and the worker API. */
+export interface DumpImportOptions {
+  /** Open options of the destination, when it is given by name. */
+  openOptions?: OpenOptions;
+  /** Records per transaction: 1..65,536 (default 1,000). */
+  batchSize?: number;
+  /** A transaction ends once its keys and values reach this many bytes (default 4 MiB). */
+  batchBytes?: number;
+}
+
+/** What importIndexedDBDump() resolves with. */
+export interface DumpImportResult {
+  records: number;
+  /** Bytes of the keys and values. */
+  bytes: number;
+  /** Transactions it took. */
+  batches: number;
+}
+
+/** An INDXDB01 dump: its bytes, or a Blob (a File) holding them. */
+export type IndexedDBDump = Uint8Array | ArrayBuffer | ArrayBufferView | Blob;
+
+/** The skv key of record `key` of store `store`: `<store, UTF-8> 0x00 <encoded key>`. */
+export declare function indexedDBRecordKey(store: string, key: IDBValidKey): Uint8Array;
+/** [start, end): the range holding every imported record of store `store`. */
+export declare function indexedDBStoreRange(store: string): [Uint8Array, Uint8Array];
+/** The store and key of an imported record's skv key. */
+export declare function splitIndexedDBKey(bytes: Uint8Array | ArrayBuffer | ArrayBufferView):
+  { store: string; key: IDBValidKey };
+/**
+ * Order-preserving bytes of an IndexedDB key: comparing two encodings bytewise gives
+ * indexedDB.cmp's order. Not a key: invalid_argument, reason invalid_key.
+ */
+export declare function encodeIndexedDBKey(key: IDBValidKey): Uint8Array;
+/** The key back (binary keys as ArrayBuffer). Bad bytes: invalid_argument, bad_encoding. */
+export declare function decodeIndexedDBKey(bytes: Uint8Array | ArrayBuffer | ArrayBufferView):
+  IDBValidKey;
+/** The tagged bytes of a structured-clone-able value (reads Blobs, so asynchronous). */
+export declare function encodeIndexedDBValue(value: unknown): Promise<Uint8Array>;
+/** A value back from its encoding. Bad bytes: invalid_argument, bad_encoding. */
+export declare function decodeIndexedDBValue(bytes: Uint8Array | ArrayBuffer | ArrayBufferView):
+  unknown;
+/** The reserved key of an unfinished import's progress marker: 0x00 0xff "skv:indexeddb-import". */
+export declare const INDEXEDDB_IMPORT_MARKER: Uint8Array;

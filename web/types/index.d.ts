@@ -2,6 +2,8 @@
 // a module worker the client starts. Every call that returns a promise reports every failure,
 // bad arguments included, by rejecting with an SkvError; it never throws.
 import type {
+  DumpImportOptions, DumpImportResult, IndexedDBDump, IndexedDBImportOptionsBase,
+  IndexedDBImportProgress,
   Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, ImportedFile, ImportOptions, KeyVersion,
   Mode, OpenOptions,
   RangeEntry, RangeOptions, ReadOptions, ScanOptions, Stats, Timestamp, TransactionOptions,
@@ -37,6 +39,43 @@ export declare function listDatabases(): Promise<string[]>;
  */
 export declare function importFiles(name: string, files: ReadonlyArray<ImportedFile>,
   options?: ImportOptions): Promise<void>;
+
+export interface IndexedDBImportOptions extends IndexedDBImportOptionsBase {
+  /**
+   * The destination: a database name (opened, created if missing unless `openOptions` say
+   * otherwise, and closed at the end, in a worker of the call's own or `worker`), or a
+   * Database open through this client (the import runs in its worker).
+   */
+  into: string | Database;
+  /** With a name: a worker running 'skv/server' to run the import in (default: a new one). */
+  worker?: Worker;
+}
+
+export interface ClientDumpImportOptions extends DumpImportOptions {
+  /** With a name: a worker running 'skv/server' to run the import in (default: a new one). */
+  worker?: Worker;
+}
+
+/**
+ * Imports IndexedDB database `source` of this origin into an skv database (docs/indexeddb.md).
+ * The records are read in the worker that holds the destination, in batches; each batch is one
+ * skv transaction that also records the progress, so a call with the same arguments after a
+ * reload resumes after the last committed batch. Resolves with the last progress (done: true).
+ * Refusals: no such database or store (not_found, reason no_such_source); an unfinished import
+ * of another source in the destination (invalid_argument, reason source_mismatch); a record
+ * that cannot be imported (invalid_argument: key_too_large, value_too_large, unsupported_value).
+ */
+export declare function importIndexedDB(source: string, options: IndexedDBImportOptions):
+  Promise<IndexedDBImportProgress>;
+
+/**
+ * Imports an INDXDB01 dump file (docs/indexeddb.md) into `into`: a database name (created if
+ * missing) or a Database open through this client. The whole file is checked before anything is
+ * opened or written: bad magic, a wrong count, a length past the end, trailing bytes, a key skv
+ * cannot hold are invalid_argument with a reason, and create nothing.
+ */
+export declare function importIndexedDBDump(dump: IndexedDBDump, into: string | Database,
+  options?: ClientDumpImportOptions): Promise<DumpImportResult>;
 
 export declare class Database {
   private constructor();

@@ -1,6 +1,8 @@
 // 'skv/worker': the synchronous API, for code running in a dedicated worker. Synchronous calls
 // throw an SkvError; calls that return a promise reject with one and never throw.
 import type {
+  DumpImportOptions, DumpImportResult, IndexedDBDump, IndexedDBImportOptionsBase,
+  IndexedDBImportProgress,
   Bytes, CommitOptions, Decoded, ExportedFile, HistoryOptions, ImportedFile, ImportOptions, KeyVersion,
   Mode, OpenOptions,
   RangeEntry, RangeOptions, ReadOptions, ScanOptions, Stats, Timestamp, TransactionOptions,
@@ -27,6 +29,25 @@ export declare function listDatabases(): Promise<string[]>;
  */
 export declare function importFiles(name: string, files: ReadonlyArray<ImportedFile>,
   options?: ImportOptions): Promise<void>;
+
+export interface IndexedDBImportOptions extends IndexedDBImportOptionsBase {
+  /**
+   * The destination: a database name (opened, created if missing unless `openOptions` say
+   * otherwise, and closed at the end), or a Database open in this worker.
+   */
+  into: string | Database;
+}
+
+/**
+ * Imports IndexedDB database `source` of this origin into an skv database, reading it here in
+ * the worker (docs/indexeddb.md); as the client's importIndexedDB().
+ */
+export declare function importIndexedDB(source: string, options: IndexedDBImportOptions):
+  Promise<IndexedDBImportProgress>;
+
+/** Imports an INDXDB01 dump file; as the client's importIndexedDBDump(). */
+export declare function importIndexedDBDump(dump: IndexedDBDump, into: string | Database,
+  options?: DumpImportOptions): Promise<DumpImportResult>;
 
 export declare class Database {
   private constructor();
