@@ -18,4 +18,7 @@ if command -v ccache >/dev/null; then
 fi
 emcmake cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCH[@]}" >/dev/null
 cmake --build "$BUILD_DIR" --target skv_web -j"${JOBS:-2}"
+# The build is now up to date with every source, even when the linked files came out the same
+# and were not copied again: this stamp tells tools/pack-check.mjs so.
+touch "$BUILD_DIR/skv-web.built"
 ls -l web/dist/skv-core.mjs web/dist/skv-core.wasm

@@ -6,7 +6,9 @@
 // the newest C++ source compiled into them (core/, platform/opfs/, web/native/,
 // web/CMakeLists.txt): after a pull or an edit there, `npm run build` must run again. The age
 // check compares modification times, which a fresh checkout sets to the checkout's time, so a
-// build made after the checkout always passes. SKV_PACK_ALLOW_STALE=1 downgrades it to a warning
+// build made after the checkout always passes. A build that left the two files as they were (a
+// source change that did not change them) says it ran through the stamp tools/build-web.sh
+// touches, <build dir>/skv-web.built (BUILD_DIR, default build-wasm). SKV_PACK_ALLOW_STALE=1 downgrades it to a warning
 // (for a build known to match, e.g. copied from another checkout of the same commit).
 //
 //   node tools/pack-check.mjs        exit 0 when the package can be packed, 1 with a message if not
@@ -59,6 +61,14 @@ for (const rel of DIST) {
   }
   if (!st.isFile() || st.size === 0) fail(`${rel} is empty or not a file: run 'npm run build'`);
   built = Math.max(built, st.mtimeMs);
+}
+
+// A completed build that found the files already up to date.
+try {
+  const stamp = path.join(ROOT, process.env.BUILD_DIR || 'build-wasm', 'skv-web.built');
+  built = Math.max(built, fs.statSync(stamp).mtimeMs);
+} catch {
+  // no stamp: the files' own times decide
 }
 
 let source = null;
