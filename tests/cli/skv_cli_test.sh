@@ -45,6 +45,11 @@ expect_exit() {
   fi
 }
 
+# js <expression>: evaluates a JavaScript expression with `o` bound to the JSON object on stdin
+# and prints the result (node only; the JSON checks that need it are skipped without node).
+js() { node -e 'const o=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log(String(eval(process.argv[1])))' "$1"; }
+HAVE_NODE=$(command -v node >/dev/null && echo 1 || echo 0)
+
 help=$("$SKV" --help) && grep -q "^Usage: skv" <<<"$help" && ok || fail "--help"
 grep -q "enc-info" <<<"$help" && grep -q "verify" <<<"$help" && grep -q "Exit status" <<<"$help" \
   && ok || fail "--help lacks enc-info, verify or the exit statuses"
@@ -340,6 +345,17 @@ while read -r line; do
      $line =~ ^[0-9]+\.wal\ kind=wal\ number=[0-9]+\ size=0\ header=none ]] \
     && ok || fail "enc-info line: [$line]"
 done < <(tail -n +2 <<<"$info")
+# enc-info --json: the same facts as the text, one object.
+if [[ $HAVE_NODE == 1 ]]; then
+  jinfo=$(env -u SKV_KEY_FILE "$SKV" enc-info "$EDB" --json) && ok || fail "enc-info --json: $jinfo"
+  [[ "$(js 'o.current.sealed && o.current.key_id === 1 && o.current.cipher' <<<"$jinfo")" == "xchacha20-poly1305" ]] \
+    && ok || fail "enc-info --json current: $jinfo"
+  [[ "$(js 'o.current.db' <<<"$jinfo")" == "$db_id" ]] && ok || fail "enc-info --json db id: $jinfo"
+  [[ "$(js 'o.files.map(f => f.name).join("\n")' <<<"$jinfo")" == "$files" ]] && ok \
+    || fail "enc-info --json lists other files: $jinfo"
+  [[ "$(js 'o.files.every(f => f.header === null ? f.size === 0 : f.key_id === 1 && f.db === o.current.db && f.cipher === "xchacha20-poly1305")' <<<"$jinfo")" == "true" ]] \
+    && ok || fail "enc-info --json file envelopes: $jinfo"
+fi
 [[ $(grep -c ' kind=table .* cipher=xchacha20-poly1305 key_id=1 ' <<<"$info") -ge 1 &&
    $(grep -c ' kind=manifest .* cipher=xchacha20-poly1305 key_id=1 ' <<<"$info") -ge 1 ]] \
   && ok || fail "enc-info shows no sealed table or manifest: $info"
@@ -527,6 +543,29 @@ out=$("$SKV" sst "$FDB" "$sst" --dump-keys --verify) && grep -q "^entries" <<<"$
   && grep -q "^verified *every block" <<<"$out" && grep -q "value-" <<<"$out" && ok \
   || fail "sst $sst: $out"
 out=$("$SKV" wal "$FDB" --dump) && grep -q "del f2" <<<"$out" && ok || fail "wal --dump: $out"
+# --json of the three: the same facts, checked against the text output and what was written.
+if [[ $HAVE_NODE == 1 ]]; then
+  jm=$("$SKV" manifest "$FDB" --json --dump) && ok || fail "manifest --json: $jm"
+  [[ "$(js 'o.levels.flatMap(l => l.files.map(f => f.name)).sort().join(" ")' <<<"$jm")" == \
+     "$("$SKV" manifest "$FDB" | grep -o "[0-9]*\.sst" | sort | paste -sd' ')" ]] && ok \
+    || fail "manifest --json tables: $jm"
+  [[ "$(js 'o.manifest.startsWith("MANIFEST-") && o.edits === o.dump.length && o.edits > 0' <<<"$jm")" == "true" ]] \
+    && ok || fail "manifest --json edits: $jm"
+  js_sst=$("$SKV" sst "$FDB" "$sst" --json --dump-keys --verify) && ok || fail "sst --json: $js_sst"
+  [[ "$(js 'o.verified && o.dump.length === o.entries && o.file' <<<"$js_sst")" == "$sst" ]] && ok \
+    || fail "sst --json counts: $js_sst"
+  [[ "$(js 'o.dump.length > 0 && o.dump.every(e => /^f[123]$/.test(e.key) && e.value === "value-" + e.key.slice(1))' <<<"$js_sst")" == "true" ]] \
+    && ok || fail "sst --json entries: $js_sst"
+  [[ "$(js 'o.dump[0].key === o.smallest.key && o.dump[o.dump.length - 1].key === o.largest.key && o.smallest.sequence <= o.largest.sequence' <<<"$js_sst")" == "true" ]] \
+    && ok || fail "sst --json key range: $js_sst"
+  jw=$("$SKV" wal "$FDB" --json --dump) && ok || fail "wal --json: $jw"
+  [[ "$(js 'o.segments.flatMap(s => s.dump).filter(e => e.kind === "del").map(e => e.key).join(" ")' <<<"$jw")" == "f2" ]] \
+    && ok || fail "wal --json: $jw"
+  [[ "$(js 'o.segments.every(s => s.entries === s.dump.length && !s.torn_tail)' <<<"$jw")" == "true" ]] \
+    && ok || fail "wal --json counts: $jw"
+  [[ "$("$SKV" wal "$FDB" --json --dump --hex | js 'o.segments.flatMap(s => s.dump).map(e => e.key_hex).join(" ")')" == "6632" ]] \
+    && ok || fail "wal --json --hex"
+fi
 [[ "$(snapshot "$FDB")" == "$before" ]] && ok || fail "sst, wal or manifest changed the database"
 expect_exit "sst of a name that is not a table" 2 "is not a table" -- "$SKV" sst "$FDB" CURRENT
 expect_exit "sst of a missing table" 1 "not_found\|no such" -- "$SKV" sst "$FDB" 999999.sst

@@ -171,8 +171,9 @@ int run_manifest(const Database& db, const OutputOptions& out, bool dump);
 // tree: a first line for CURRENT ("sealed" with its key id, cipher and database id, or "plain"),
 // then one line per file whose name file_names.h recognises, in name order, with its kind,
 // number, size and the envelope of its 64-byte header (cipher name, key id, database id in hex),
-// or the error its header gives. Writes nothing. NotFound (exit 1) when `dir` has no CURRENT.
-int run_enc_info(const std::string& dir);
+// or the error its header gives; with `out.json`, one object with the same facts. Writes nothing.
+// NotFound (exit 1) when `dir` has no CURRENT.
+int run_enc_info(const std::string& dir, const OutputOptions& out);
 
 // Migrates `source` (a RocksDB or SurrealKV 0.20/0.21 directory, or an IndexedDB dump) into a
 // new database at `destination.dir` (sealed with its key when one is given) with skv::migrate

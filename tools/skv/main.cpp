@@ -455,10 +455,11 @@ int main(int argc, char** argv) {
       "show how each file is sealed (cipher, key id, database id), read from the "
       "file headers; needs no key, writes nothing");
   enc_info->add_option("dir", dir, "database directory")->required();
+  enc_info->add_flag("--json", c.json, "print one JSON object");
   enc_info->callback([&] {
     run = [&] {
       if (dir.empty()) throw UsageError("the directory must not be empty");
-      return skv::cli::run_enc_info(dir);
+      return skv::cli::run_enc_info(dir, output(c));
     };
   });
 
