@@ -449,6 +449,22 @@ val WebDb::get(int id, const std::string& key) {
   return bytes_to_js(**v);
 }
 
+int WebDb::get_async(int id, const std::string& key) {
+  Transaction* t = txn(id);
+  if (t == nullptr) return 0;
+  const int op = next_id_++;
+  reads_in_flight_.emplace_back(op, t->get_async(key));
+  return op;
+}
+
+val WebDb::take_value(int id) {
+  auto it = read_values_.find(id);
+  if (it == read_values_.end()) return val::null();
+  val out = it->second ? bytes_to_js(*it->second) : val::undefined();
+  read_values_.erase(it);
+  return out;
+}
+
 int WebDb::set_at(int id, const std::string& key, const std::string& value, val ts) {
   Transaction* t = txn(id);
   if (t == nullptr) return static_cast<int>(error_.code());
@@ -580,6 +596,20 @@ val WebDb::take_done() {
                      std::string(encryption_reason(s)));
     done.set(n++, entry);
     it = in_flight_.erase(it);
+  }
+  for (auto it = reads_in_flight_.begin(); it != reads_in_flight_.end();) {
+    if (!it->second.ready()) {
+      ++it;
+      continue;
+    }
+    const Result<std::optional<std::string>>& r = it->second.wait();
+    const Status s = r.ok() ? Status::OK() : r.status();
+    if (r.ok()) read_values_[it->first] = *r;
+    val entry = val::array();
+    entry.call<void>("push", it->first, std::string(code_name(s.code())), s.message(),
+                     std::string(encryption_reason(s)));
+    done.set(n++, entry);
+    it = reads_in_flight_.erase(it);
   }
   return done;
 }
@@ -874,6 +904,8 @@ EMSCRIPTEN_BINDINGS(skv_web) {
       .function("rollbackToSavepoint", &WebDb::rollback_to_savepoint)
       .function("rollback", &WebDb::rollback)
       .function("commit", &WebDb::commit)
+      .function("getAsync", &WebDb::get_async)
+      .function("takeValue", &WebDb::take_value)
       .function("setAt", &WebDb::set_at)
       .function("getAt", &WebDb::get_at)
       .function("history", &WebDb::history)

@@ -69,6 +69,12 @@ class WebDb {
   int del(int txn, const std::string& key);
   // A Uint8Array copy of the value, undefined when the key has none, null on error.
   emscripten::val get(int txn, const std::string& key);
+  // Starts Transaction::get_async(key): returns an id (> 0) that take_done() reports when the
+  // read has run on the executor, after which take_value(id) gives its value; 0 on error.
+  int get_async(int txn, const std::string& key);
+  // The value of a finished get_async() (once): a Uint8Array copy, or undefined when the key
+  // has none. Null when `id` names no finished read (never started, failed, or taken already).
+  emscripten::val take_value(int id);
   // The number of live keys in [start, end), or -1 on error.
   double count(int txn, const std::string& start, const std::string& end);
   int savepoint(int txn);
@@ -189,6 +195,9 @@ class WebDb {
   std::map<int, Transaction> txns_;
   std::map<int, Cursor> cursors_;
   std::vector<std::pair<int, Future<Status>>> in_flight_;
+  // get_async() reads on their way, and the values of finished ones until take_value().
+  std::vector<std::pair<int, Future<Result<std::optional<std::string>>>>> reads_in_flight_;
+  std::map<int, std::optional<std::string>> read_values_;
 };
 
 }  // namespace skv::web

@@ -182,6 +182,19 @@ export class Transaction {
   }
 
   /**
+   * As get(); the worker runs the read as a task on the engine's executor.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
+   */
+  async getAsync(key, options) {
+    const { as } = checkOptions(options, READ_OPTIONS, 'getAsync');
+    const k = toUint8(key, 'key');
+    return /** @type {any} */ (decode(await this.#request('getAsync', [k]), as));
+  }
+
+  /**
    * @template {import('../types/common.js').ReadOptions} [O={}]
    * @param {import('../types/common.js').Bytes} key
    * @param {import('../types/common.js').Timestamp} timestamp

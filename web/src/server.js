@@ -304,6 +304,13 @@ const ops = {
   /**
    * @param {number} tx
    * @param {Uint8Array} key
+   */
+  getAsync(tx, key) {
+    return transaction(tx).getAsync(key);
+  },
+  /**
+   * @param {number} tx
+   * @param {Uint8Array} key
    * @param {bigint | number} ts
    */
   getAt(tx, key, ts) {

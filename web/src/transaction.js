@@ -96,6 +96,35 @@ export class Transaction {
   }
 
   /**
+   * As get(), with the read done as a task on the engine's executor (Transaction::get_async):
+   * the promise settles on a later turn, with the same value get() gives (of this transaction's
+   * snapshot and its own writes made before the call). Never throws.
+   * @template {import('../types/common.js').ReadOptions} [O={}]
+   * @param {import('../types/common.js').Bytes} key
+   * @param {O} [options]
+   * @returns {Promise<import('../types/common.js').Decoded<O> | undefined>}
+   */
+  getAsync(key, options) {
+    let id;
+    let as;
+    try {
+      ({ as } = checkOptions(options, READ_OPTIONS, 'getAsync'));
+      const k = toBytes(key, 'key');
+      const native = this.#native();
+      id = native.getAsync(this.#id, k);
+      if (id === 0) throw this.#engine.error();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const engine = this.#engine;
+    return engine.await(id).then(() => {
+      const v = engine.closed ? null : engine.native.takeValue(id);
+      if (v === null) throw new SkvError('closed', 'the database was closed before the read finished');
+      return /** @type {any} */ (decode(v, as));
+    });
+  }
+
+  /**
    * Writes `value` under `key` stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's
    * time; a time in the past is allowed. A later write of the same key in this transaction
    * replaces this one, timestamp included.

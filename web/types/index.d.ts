@@ -167,6 +167,11 @@ export declare class Transaction {
    */
   setAt(key: Bytes, value: Bytes, timestamp: Timestamp): Promise<void>;
   get<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
+  /**
+   * As get(); in the worker the read runs as a task on the engine's executor
+   * (Transaction::get_async), so it settles on a later turn with the same value.
+   */
+  getAsync<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
   count(start?: Bytes, end?: Bytes): Promise<number>;
   /** Bad arguments throw invalid_argument here. The iterator ends with the transaction. */
   range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):

@@ -125,6 +125,12 @@ export declare class Transaction {
   /** Stamped with `timestamp` (1 to 2^63 - 1) instead of the commit's time. */
   setAt(key: Bytes, value: Bytes, timestamp: Timestamp): void;
   get<O extends ReadOptions = {}>(key: Bytes, options?: O): Decoded<O> | undefined;
+  /**
+   * As get(), with the read run as a task on the engine's executor (Transaction::get_async): the
+   * promise settles on a later turn with the value get() gives. Never throws; bad arguments and
+   * a finished transaction reject.
+   */
+  getAsync<O extends ReadOptions = {}>(key: Bytes, options?: O): Promise<Decoded<O> | undefined>;
   count(start?: Bytes, end?: Bytes): number;
   /** The iterator ends with the transaction: after commit() or rollback() its next() throws. */
   range<O extends RangeOptions = {}>(start?: Bytes, end?: Bytes, options?: O):
