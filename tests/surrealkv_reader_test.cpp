@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "native/migrate/source.h"
+#include "native/migrate/surrealkv/table_reader.h"
 #include "support/dir_snapshot.h"
 #include "support/surrealkv_fixture.h"
 #include "support/temp_dir.h"
@@ -290,6 +291,19 @@ TEST_CASE("surrealkv reader returns exactly the model with and without versions"
   CHECK(std::count_if(all.begin(), all.end(), [](const Rec& r) { return r.tombstone; }) > 5);
   CHECK(std::count_if(all.begin(), all.end(), [](const Rec& r) { return r.value.size() > 1024; }) >
         5);
+  // The fixture has the shapes the reader must handle: tables of several data blocks and index
+  // partitions, and a WAL record in three fragments (it ends past the second 32 KiB block).
+  for (uint64_t id = 1; id <= 6; ++id) {
+    auto t = skv::migration::surrealkv::TableReader::open(
+        tmp.path + "/sstables/" + numbered(id, "sst"), id);
+    REQUIRE(t.ok());
+    CHECK(t.value()->meta().num_data_blocks >= 4);
+    CHECK(t.value()->meta().index_partitions >= 2);
+  }
+  CHECK(std::any_of(fx.wal3_ends.begin() + 1, fx.wal3_ends.end(), [&](size_t e) {
+    size_t prev = *(std::find(fx.wal3_ends.begin(), fx.wal3_ends.end(), e) - 1);
+    return prev < 32768 && e > 2 * 32768;
+  }));
   CHECK(skv::testing::dir_snapshot(tmp.path) == before);
 }
 
