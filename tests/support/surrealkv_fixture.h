@@ -159,6 +159,10 @@ struct TableOptions {
   int restart_interval = 16;
   bool snappy = false;
   size_t vlog_threshold = SIZE_MAX;  // values longer than this go to the value log
+  // Damage that still passes the CRCs, for tests of the checks behind them:
+  int64_t meta_entries_delta = 0;  // added to the num_entries the TableMetadata records
+  int data_compression_byte = -1;  // >= 0: written as every data block's compression byte
+  bool keep_order = false;         // write the ops in the order given, unsorted
 };
 
 // Writes sstables/<id>.sst from `ops` (any order). Values above the threshold go to `vlog`.
@@ -166,9 +170,11 @@ class TableWriter {
  public:
   static void write(const std::string& dir, uint64_t id, std::vector<Op> ops, const TableOptions& o,
                     VLogBuilder* vlog) {
-    std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
-      return a.key != b.key ? a.key < b.key : a.seq > b.seq;
-    });
+    if (!o.keep_order) {
+      std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
+        return a.key != b.key ? a.key < b.key : a.seq > b.seq;
+      });
+    }
     TableWriter w(o);
     BlockBuilder data(o.restart_interval);
     std::string last_key;
@@ -184,7 +190,7 @@ class TableWriter {
       last_key = k;
       bool last = i + 1 == ops.size();
       if (data.size_estimate() >= o.block_size || last) {
-        BlockHandleBytes h = w.emit(data.finish(), o.snappy);
+        BlockHandleBytes h = w.emit(data.finish(), o.snappy, o.data_compression_byte);
         w.add_index(
             last ? successor(op.key, last_key) : separator(op.key, ops[i + 1].key, last_key), h,
             last);
@@ -219,7 +225,7 @@ class TableWriter {
   using BlockHandleBytes = std::string;  // varint offset, varint size
   explicit TableWriter(const TableOptions& o) : o_(o), partition_(1) {}
 
-  BlockHandleBytes emit(const std::string& contents, bool snappy_block) {
+  BlockHandleBytes emit(const std::string& contents, bool snappy_block, int type_byte = -1) {
     std::string stored = contents;
     char type = 0;
     if (snappy_block) {
@@ -227,6 +233,7 @@ class TableWriter {
       snappy::Compress(contents.data(), contents.size(), &stored);
       type = 1;
     }
+    if (type_byte >= 0) type = static_cast<char>(type_byte);
     BlockHandleBytes h;
     varint(&h, file_.size());
     varint(&h, stored.size());
@@ -282,7 +289,7 @@ class TableWriter {
     std::string p;
     be(&p, id, 8);
     p.push_back(1);  // table_format
-    be(&p, ops.size(), 8);
+    be(&p, ops.size() + w.o_.meta_entries_delta, 8);
     be(&p, dels, 8);
     be(&p, 1234, 8);  // data_size
     be(&p, 0, 8);     // oldest_vlog_file_id
