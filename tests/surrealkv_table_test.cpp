@@ -69,7 +69,7 @@ void expect_error(const ReadAll& r, skv::Code code, const std::string& path,
 
 }  // namespace
 
-TEST_CASE("surrealkv table: entries come back in order, plain and Snappy") {
+TEST_CASE("surrealkv table: entries come back in order in plain and Snappy tables") {
   for (bool snappy : {false, true}) {
     skv::testing::TempDir tmp("skvt");
     TableOptions o;

@@ -60,7 +60,7 @@ void expect_error(const Decoded& d, skv::Code code, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("surrealkv wal: a record ending 3 bytes before a block boundary, then zero padding") {
+TEST_CASE("surrealkv wal: a record ending 3 bytes before a block boundary and its zero padding") {
   skv::testing::TempDir tmp("skvw");
   // A batch of 32758 bytes fills a block but for 3 bytes (7-byte header + 32758 = 32765).
   size_t len = 32700;
@@ -88,7 +88,7 @@ TEST_CASE("surrealkv wal: a record ending 3 bytes before a block boundary, then 
   expect_error(decode(tmp, bad), skv::Code::Corruption, "padding not zero");
 }
 
-TEST_CASE("surrealkv wal: zeros after the last record read as empty, anything else does not") {
+TEST_CASE("surrealkv wal: zeros after the last record read as empty and nothing else does") {
   skv::testing::TempDir tmp("skvw");
   WalBuilder w;
   w.add_record(encode_batch({set("a", 1, 3)}));
@@ -120,7 +120,7 @@ TEST_CASE("surrealkv wal: fragments out of order and unknown types are named") {
   CHECK(d.entries.size() == 1);
 }
 
-TEST_CASE("surrealkv wal: LZ4 segments decode, a wrong size prefix is named") {
+TEST_CASE("surrealkv wal: LZ4 segments decode and a wrong size prefix is named") {
   skv::testing::TempDir tmp("skvw");
   WalBuilder w(1);
   w.add_record(encode_batch({set("k", 5, 5000), set("l", 6, 1)}));
