@@ -1,4 +1,4 @@
-// skv-test-modules: migrate util
+// skv-test-modules: migrate util engine native
 // skv-test-wasm: off
 //
 // The SurrealKV 0.20/0.21 reader against directories written by tests/support/surrealkv_fixture.h
@@ -21,6 +21,8 @@
 
 #include "native/migrate/source.h"
 #include "native/migrate/surrealkv/table_reader.h"
+#include "skv/migrate.h"
+#include "skv/skv.h"
 #include "support/dir_snapshot.h"
 #include "support/surrealkv_fixture.h"
 #include "support/temp_dir.h"
@@ -532,4 +534,60 @@ TEST_CASE("surrealkv reader refuses a held LOCK and a missing directory and repa
   auto r = open_surrealkv(tmp.path);
   CHECK(r.status().code() == skv::Code::NotSupported);
   CHECK(r.status().message().find(".wal.repair") != std::string::npos);
+}
+
+TEST_CASE("surrealkv: skv::migrate() builds a versioned database answering as the source") {
+  skv::testing::TempDir tmp("skvr-migrate");
+  const std::string src = tmp.path + "/src";
+  std::filesystem::create_directories(src);
+  Fixture fx = build(src, 3);
+  const std::string before = skv::testing::dir_snapshot(src);
+
+  auto summary = skv::migrate(src, tmp.path + "/db");
+  REQUIRE(summary.ok());
+  CHECK(summary->source == skv::MigrationSource::SurrealKv);
+  CHECK(summary->versioned);
+  std::vector<Rec> versions = model(fx.ops, true);
+  CHECK(summary->versions == versions.size());
+
+  // skv orders a key's versions by time (newest first; of equal times the later commit, which
+  // is the later sequence number of the source, first).
+  std::vector<std::pair<size_t, Rec>> order;
+  for (size_t i = 0; i < versions.size(); ++i) order.emplace_back(i, versions[i]);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (a.second.key != b.second.key) return a.second.key < b.second.key;
+    return a.second.ts > b.second.ts;
+  });
+  std::vector<Rec> want;
+  for (const auto& [i, r] : order) want.push_back(r);
+
+  auto tree = skv::TreeBuilder().with_path(tmp.path + "/db").with_create_if_missing(false).build();
+  REQUIRE(tree.ok());
+  CHECK(tree->versioning().enabled);
+  auto tx = tree->begin_with_mode(skv::Mode::ReadOnly);
+  REQUIRE(tx.ok());
+  skv::HistoryOptions all;
+  all.include_tombstones = true;
+  auto it = tx->history_range("", "", all);
+  REQUIRE(it.ok());
+  std::vector<Rec> got;
+  for (it->seek_first(); it->valid(); it->next()) {
+    Rec r{std::string(it->key()), "", it->timestamp(), it->is_tombstone()};
+    if (!r.tombstone) r.value = std::string(it->value().value());
+    got.push_back(std::move(r));
+  }
+  REQUIRE(it->status().ok());
+  CHECK(differences(got, want) == 0);
+
+  // A plain read answers the newest version the source has, as the source does.
+  std::vector<Rec> live = model(fx.ops, false);
+  auto range = tx->range("", "");
+  REQUIRE(range.ok());
+  std::vector<Rec> plain;
+  for (range->seek_first(); range->valid(); range->next()) {
+    plain.push_back(Rec{std::string(range->key()), std::string(range->value().value()), 0, false});
+  }
+  CHECK(differences(plain, live) == 0);
+  REQUIRE(tree->close().ok());
+  CHECK(skv::testing::dir_snapshot(src) == before);
 }
