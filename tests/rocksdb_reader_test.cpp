@@ -1,0 +1,268 @@
+// skv-test-modules: util migrate
+// skv-test-wasm: off
+// skv-test-fixture: rocksdb
+//
+// The RocksDB reader against databases Debian's RocksDB wrote (tests/rocksdb_fixture/, run as
+// the ctest fixture step): the records must equal RocksDB's own iteration, damaged copies must
+// give named errors (never other data), and the source must stay byte-identical.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "native/migrate/rocksdb/manifest.h"
+#include "native/migrate/source.h"
+#include "support/dir_snapshot.h"
+#include "support/temp_dir.h"
+
+namespace fs = std::filesystem;
+using skv::Status;
+using namespace skv::migration;
+
+namespace {
+
+const std::string kFixtures = SKV_ROCKSDB_FIXTURES;
+
+std::string hex(std::string_view s) {
+  static const char* d = "0123456789ABCDEF";
+  std::string o;
+  for (unsigned char c : s) {
+    o += d[c >> 4];
+    o += d[c & 15];
+  }
+  return o;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// Collects records as dump lines.
+class LineSink : public RecordSink {
+ public:
+  explicit LineSink(bool versions) : versions_(versions) {}
+  Status put(const SourceRecord& r) override {
+    if (versions_) {
+      lines.push_back(hex(r.key) + "\t" + std::to_string(r.timestamp) + "\t" +
+                      (r.tombstone ? "T" : "V") + "\t" + hex(r.value));
+    } else {
+      lines.push_back(std::string(r.family) + "\t" + hex(r.key) + "\t" + hex(r.value));
+    }
+    return Status::OK();
+  }
+  std::vector<std::string> lines;
+
+ private:
+  bool versions_;
+};
+
+struct ReadResult {
+  Status status;
+  std::vector<std::string> lines;
+};
+
+ReadResult read_db(const std::string& dir, const std::vector<std::string>& families,
+                   bool versions = false) {
+  ReadResult out;
+  auto r = open_rocksdb(dir);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  SourceReadOptions o;
+  o.families = families;
+  o.versions = versions;
+  LineSink sink(versions);
+  out.status = (*r)->read(o, sink);
+  out.lines = std::move(sink.lines);
+  return out;
+}
+
+// Reports the first differing lines, so a failure says where.
+void require_same(const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  INFO("first difference at line " << i << ": got '" << (i < got.size() ? got[i] : "<end>")
+                                   << "', RocksDB '" << (i < want.size() ? want[i] : "<end>")
+                                   << "'");
+  REQUIRE(got.size() == want.size());
+  REQUIRE(i == got.size());
+}
+
+std::string file_name(uint64_t n, const char* ext) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%06llu.%s", static_cast<unsigned long long>(n), ext);
+  return b;
+}
+
+void flip_bit(const std::string& path, uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x10);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+// Copies the fixture database `name` into a fresh directory.
+std::string copy_db(const skv::testing::TempDir& tmp, const std::string& name) {
+  std::string dst = tmp.sub(name);
+  fs::copy(kFixtures + "/" + name, dst, fs::copy_options::recursive);
+  return dst;
+}
+
+// A damaged copy either reads exactly as the original (the damage hit bytes no read needs) or
+// fails with Corruption/NotSupported naming the file; returns whether it failed.
+bool damaged_read_is_safe(const std::string& dir, const std::vector<std::string>& families,
+                          const std::vector<std::string>& want, const std::string& file) {
+  ReadResult r = read_db(dir, families);
+  if (r.status.ok()) {
+    require_same(r.lines, want);
+    return false;
+  }
+  INFO(r.status.to_string());
+  REQUIRE((r.status.code() == skv::Code::Corruption || r.status.code() == skv::Code::NotSupported));
+  REQUIRE(r.status.message().find(file) != std::string::npos);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("every family reads as RocksDB's own iterator sees it") {
+  std::vector<std::string> fams = lines_of(kFixtures + "/families.txt");
+  auto reader = open_rocksdb(kFixtures + "/all");
+  REQUIRE(reader.ok());
+  std::vector<std::string> have = (*reader)->families();
+  REQUIRE(have == fams);  // "dropped" is gone; default first
+  REQUIRE((*reader)->has_versions());
+  std::string before = skv::testing::dir_snapshot(kFixtures + "/all");
+  ReadResult r = read_db(kFixtures + "/all", fams);
+  INFO(r.status.to_string());
+  REQUIRE(r.status.ok());
+  require_same(r.lines, lines_of(kFixtures + "/all.latest.tsv"));
+  REQUIRE(skv::testing::dir_snapshot(kFixtures + "/all") == before);
+}
+
+TEST_CASE("every version of a u64ts family, with its time in nanoseconds") {
+  ReadResult r = read_db(kFixtures + "/all", {"hlc_u64ts"}, true);
+  INFO(r.status.to_string());
+  REQUIRE(r.status.ok());
+  std::vector<std::string> want = lines_of(kFixtures + "/all.versions.tsv");
+  REQUIRE(want.size() > 100);
+  require_same(r.lines, want);
+}
+
+TEST_CASE("recyclable and zstd-compressed WALs") {
+  for (const char* name : {"recycle", "zstdwal"}) {
+    INFO(name);
+    ReadResult r = read_db(kFixtures + "/" + name, {});
+    INFO(r.status.to_string());
+    REQUIRE(r.status.ok());
+    require_same(r.lines, lines_of(kFixtures + "/" + std::string(name) + ".latest.tsv"));
+  }
+}
+
+TEST_CASE("merge operands are refused, naming the key") {
+  ReadResult r = read_db(kFixtures + "/merge", {});
+  REQUIRE(r.status.code() == skv::Code::NotSupported);
+  REQUIRE(r.status.message().find("merge") != std::string::npos);
+  REQUIRE(r.status.message().find("6d6b6579") != std::string::npos);  // "mkey"
+}
+
+TEST_CASE("an unknown family is InvalidArgument and a missing source NotFound") {
+  ReadResult r = read_db(kFixtures + "/all", {"no-such-family"});
+  REQUIRE(r.status.code() == skv::Code::InvalidArgument);
+  auto missing = open_rocksdb(kFixtures + "/does-not-exist");
+  REQUIRE(missing.status().is_not_found());
+}
+
+TEST_CASE("bit flips in a table, a blob file, the manifest and an older WAL give named errors") {
+  auto st = skv::migration::rocksdb::replay_manifest(kFixtures + "/all");
+  REQUIRE(st.ok());
+  std::vector<std::string> fams = lines_of(kFixtures + "/families.txt");
+  std::vector<std::string> want = lines_of(kFixtures + "/all.latest.tsv");
+  std::vector<std::string> targets;
+  for (const auto& [id, cf] : st->families) {
+    if (cf.dropped) continue;
+    // Tables of checksummed families (lz4hc is written without checksums).
+    if (cf.name == "zstd_part" || cf.name == "lz4_fv1" || cf.name == "none_fv0" ||
+        cf.name == "lz4_fv4_r4") {
+      REQUIRE(!cf.tables.empty());
+      targets.push_back(file_name(cf.tables.begin()->first, "sst"));
+    }
+    if (cf.name == "blob_zstd") {
+      REQUIRE(!cf.blob_files.empty());
+      targets.push_back(file_name(*cf.blob_files.begin(), "blob"));
+    }
+  }
+  targets.push_back(st->manifest_name);
+  {
+    std::vector<uint64_t> wals;
+    for (const auto& e : fs::directory_iterator(kFixtures + "/all")) {
+      std::string n = e.path().filename().string();
+      if (n.size() > 4 && n.substr(n.size() - 4) == ".log") wals.push_back(std::stoull(n));
+    }
+    std::sort(wals.begin(), wals.end());
+    REQUIRE(wals.size() >= 2);
+    targets.push_back(file_name(wals[wals.size() - 2], "log"));
+  }
+  for (const std::string& target : targets) {
+    uint64_t size = fs::file_size(kFixtures + "/all/" + target);
+    int failed = 0, tried = 0;
+    for (uint64_t off = 0; off < size; off += std::max<uint64_t>(1, size / 40)) {
+      skv::testing::TempDir tmp;
+      std::string dir = copy_db(tmp, "all");
+      flip_bit(dir + "/" + target, off);
+      INFO(target << " bit flipped at " << off);
+      failed += damaged_read_is_safe(dir, fams, want, target) ? 1 : 0;
+      ++tried;
+    }
+    INFO(target);
+    REQUIRE(failed > tried / 2);  // most of every file is checked bytes
+  }
+}
+
+TEST_CASE("truncated files give named errors, and a torn tail of the newest WAL is ignored") {
+  auto st = skv::migration::rocksdb::replay_manifest(kFixtures + "/recycle");
+  REQUIRE(st.ok());
+  const auto& def = st->families.at(0);
+  REQUIRE(!def.tables.empty());
+  std::string sst = file_name(def.tables.begin()->first, "sst");
+  {
+    skv::testing::TempDir tmp;
+    std::string dir = copy_db(tmp, "recycle");
+    fs::resize_file(dir + "/" + sst, fs::file_size(dir + "/" + sst) - 10);
+    ReadResult r = read_db(dir, {});
+    REQUIRE(!r.status.ok());
+    REQUIRE(r.status.message().find(sst) != std::string::npos);
+  }
+  {
+    // The newest WAL cut in its last record: that record is lost, as RocksDB's point-in-time
+    // recovery loses it, and everything before it reads.
+    skv::testing::TempDir tmp;
+    std::string dir = copy_db(tmp, "zstdwal");
+    std::string newest;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      std::string n = e.path().filename().string();
+      if (n.size() > 4 && n.substr(n.size() - 4) == ".log" && n > newest) newest = n;
+    }
+    REQUIRE(!newest.empty());
+    fs::resize_file(dir + "/" + newest, fs::file_size(dir + "/" + newest) - 3);
+    ReadResult r = read_db(dir, {});
+    INFO(r.status.to_string());
+    REQUIRE(r.status.ok());
+    std::vector<std::string> want = lines_of(kFixtures + "/zstdwal.latest.tsv");
+    REQUIRE(r.lines.size() + 1 == want.size());  // the last put (or the delete) is gone
+  }
+}
