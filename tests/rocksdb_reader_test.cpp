@@ -341,3 +341,23 @@ TEST_CASE("an unsupported compression and other table types are NotSupported by 
     REQUIRE(r.status.message().find(name) != std::string::npos);
   }
 }
+
+TEST_CASE("progress reports bytes of live files, ending at the total") {
+  auto reader = open_rocksdb(kFixtures + "/all");
+  REQUIRE(reader.ok());
+  uint64_t total = (*reader)->total_bytes();
+  REQUIRE(total > 0);
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  SourceReadOptions o;
+  o.families = lines_of(kFixtures + "/families.txt");
+  o.progress = [&](uint64_t done, uint64_t all) { calls.emplace_back(done, all); };
+  LineSink sink(false);
+  REQUIRE((*reader)->read(o, sink).ok());
+  REQUIRE(!calls.empty());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    REQUIRE(calls[i].second == total);
+    REQUIRE(calls[i].first <= total);
+    if (i > 0) REQUIRE(calls[i].first >= calls[i - 1].first);
+  }
+  REQUIRE(calls.back().first == total);
+}
