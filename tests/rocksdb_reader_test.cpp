@@ -361,3 +361,22 @@ TEST_CASE("progress reports bytes of live files, ending at the total") {
   }
   REQUIRE(calls.back().first == total);
 }
+
+TEST_CASE("a checksum failure followed by valid records in the newest WAL is Corruption") {
+  skv::testing::TempDir tmp;
+  std::string dir = copy_db(tmp, "recycle");
+  std::string newest;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (n.size() > 4 && n.substr(n.size() - 4) == ".log" && n > newest) newest = n;
+  }
+  REQUIRE(!newest.empty());
+  // A byte of the first record's payload (after its 11-byte recyclable header and the batch's
+  // 12-byte header): many records follow it.
+  flip_bit(dir + "/" + newest, 11 + 14);
+  ReadResult r = read_db(dir, {});
+  INFO(r.status.to_string());
+  REQUIRE(r.status.code() == skv::Code::Corruption);
+  REQUIRE(r.status.message().find(newest + ": ") != std::string::npos);
+  REQUIRE(r.status.message().find("at offset 0") != std::string::npos);
+}

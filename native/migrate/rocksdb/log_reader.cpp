@@ -29,21 +29,33 @@ bool LogReader::damage(uint64_t offset, const std::string& what, bool truncated)
   return false;
 }
 
-// Whether some later block starts with a fragment whose checksum holds: then the damage at
-// `offset` is not a torn tail but a hole in the middle of the log.
+// Whether a fragment with a valid checksum starts at `offset`.
+bool LogReader::valid_fragment_at(uint64_t offset) {
+  uint64_t block_end = (offset / kBlock + 1) * kBlock;
+  if (offset + kLegacyHeader > file_->size() || offset + kLegacyHeader > block_end) return false;
+  size_t avail = static_cast<size_t>(std::min(block_end, file_->size()) - offset);
+  std::string buf;
+  if (!file_->read_at(offset, avail, &buf).ok()) return false;
+  uint32_t len = static_cast<unsigned char>(buf[4]) | (static_cast<unsigned char>(buf[5]) << 8);
+  unsigned type = static_cast<unsigned char>(buf[6]);
+  if (type == 0) return false;
+  size_t h = (type >= 5 && type <= 8) || type == 11 ? kRecyclableHeader : kLegacyHeader;
+  if (h + len > avail) return false;
+  return crc32c::unmask(load32(buf.data())) == crc32c::value(buf.data() + 6, h - 6 + len);
+}
+
+// Whether a valid fragment follows the damage at `offset`: where the damaged fragment's own
+// length says the next one starts, or at the start of any later block. Then the damage is not a
+// torn tail but a hole in the middle of the log.
 bool LogReader::valid_record_after(uint64_t offset) {
-  std::string hdr;
+  if (after_bad_ > offset) {
+    uint64_t next = after_bad_;
+    if (kBlock - next % kBlock < kLegacyHeader) next = (next / kBlock + 1) * kBlock;
+    if (valid_fragment_at(next)) return true;
+  }
   for (uint64_t b = (offset / kBlock + 1) * kBlock; b + kLegacyHeader <= file_->size();
        b += kBlock) {
-    size_t avail = static_cast<size_t>(std::min<uint64_t>(kBlock, file_->size() - b));
-    if (!file_->read_at(b, avail, &hdr).ok()) return false;
-    uint32_t len = static_cast<unsigned char>(hdr[4]) | (static_cast<unsigned char>(hdr[5]) << 8);
-    unsigned type = static_cast<unsigned char>(hdr[6]);
-    if (type == 0) continue;
-    size_t h = (type >= 5 && type <= 8) || type == 11 ? kRecyclableHeader : kLegacyHeader;
-    if (h + len > avail) continue;
-    uint32_t crc = crc32c::value(hdr.data() + 6, h - 6 + len);
-    if (crc32c::unmask(load32(hdr.data())) == crc) return true;
+    if (valid_fragment_at(b)) return true;
   }
   return false;
 }
@@ -90,7 +102,10 @@ LogReader::Frag LogReader::read_fragment(std::string* payload, uint64_t* frag_of
     if (left < h || h + len > left) return kBad;
     truncated_ = false;
     uint32_t crc = crc32c::value(p + 6, h - 6 + len);
-    if (crc32c::unmask(load32(p)) != crc) return kBad;
+    if (crc32c::unmask(load32(p)) != crc) {
+      after_bad_ = pos_ + h + len;
+      return kBad;
+    }
     pos_ += h + len;
     if (recyclable && load32(p + 7) != static_cast<uint32_t>(log_number_)) return kEof;
     payload->assign(p + h, len);

@@ -40,12 +40,14 @@ class LogReader {
   Frag read_fragment(std::string* payload, uint64_t* frag_offset);
   bool damage(uint64_t offset, const std::string& what, bool truncated);
   bool valid_record_after(uint64_t offset);
+  bool valid_fragment_at(uint64_t offset);
   Status decompress(std::string* record, uint64_t offset);
 
   const SourceFile* file_;
   uint64_t log_number_;
   Tail tail_;
   bool truncated_ = false;  // the last bad fragment runs past the file's end
+  uint64_t after_bad_ = 0;  // where the fragment after a checksum failure would start (0: none)
   uint64_t pos_ = 0;
   std::string block_;
   uint64_t block_start_ = UINT64_MAX;
