@@ -380,3 +380,63 @@ TEST_CASE("a checksum failure followed by valid records in the newest WAL is Cor
   REQUIRE(r.status.message().find(newest + ": ") != std::string::npos);
   REQUIRE(r.status.message().find("at offset 0") != std::string::npos);
 }
+
+namespace {
+
+// Appends one version edit (`payload`) to the manifest of `dir` as a legacy FULL log record.
+void append_manifest_record(const std::string& dir, const std::string& payload) {
+  auto st = skv::migration::rocksdb::replay_manifest(dir);
+  REQUIRE(st.ok());
+  std::string path = dir + "/" + st->manifest_name;
+  REQUIRE(fs::file_size(path) % 32768 + 7 + payload.size() <= 32768);
+  std::string rec(7, '\0');
+  rec[4] = static_cast<char>(payload.size() & 0xff);
+  rec[5] = static_cast<char>(payload.size() >> 8);
+  rec[6] = 1;
+  rec += payload;
+  uint32_t crc = skv::crc32c::mask(skv::crc32c::value(rec.data() + 6, 1 + payload.size()));
+  for (int i = 0; i < 4; ++i) rec[static_cast<size_t>(i)] = static_cast<char>(crc >> (8 * i));
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out.write(rec.data(), static_cast<std::streamsize>(rec.size()));
+}
+
+}  // namespace
+
+TEST_CASE("manifest tags: unknown ones are NotSupported unless marked ignorable") {
+  std::vector<std::string> want = lines_of(kFixtures + "/zstdwal.latest.tsv");
+  {
+    // Tag 42 without the ignorable bit: the reader cannot know what it changes.
+    skv::testing::TempDir tmp;
+    std::string dir = copy_db(tmp, "zstdwal");
+    append_manifest_record(dir, std::string("\x2a\x01", 2));
+    ReadResult r = read_db(dir, {});
+    INFO(r.status.to_string());
+    REQUIRE(r.status.code() == skv::Code::NotSupported);
+    REQUIRE(r.status.message().find("MANIFEST-") != std::string::npos);
+    REQUIRE(r.status.message().find("tag 42") != std::string::npos);
+  }
+  {
+    // Tag 8201 (ignorable bit set) with a length-prefixed payload: skipped.
+    skv::testing::TempDir tmp;
+    std::string dir = copy_db(tmp, "zstdwal");
+    append_manifest_record(dir, std::string("\x89\x40\x03xyz", 6));
+    ReadResult r = read_db(dir, {});
+    INFO(r.status.to_string());
+    REQUIRE(r.status.ok());
+    require_same(r.lines, want);
+  }
+  {
+    // A last record cut short by the end of the file is a torn write: ignored.
+    skv::testing::TempDir tmp;
+    std::string dir = copy_db(tmp, "zstdwal");
+    append_manifest_record(dir, std::string("\x2a\x01", 2));
+    auto st = skv::migration::rocksdb::replay_manifest(kFixtures + "/zstdwal");
+    REQUIRE(st.ok());
+    std::string path = dir + "/" + st->manifest_name;
+    fs::resize_file(path, fs::file_size(path) - 1);
+    ReadResult r = read_db(dir, {});
+    INFO(r.status.to_string());
+    REQUIRE(r.status.ok());
+    require_same(r.lines, want);
+  }
+}
