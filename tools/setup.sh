@@ -20,7 +20,8 @@ case "$MODE" in all | --native) ;; *) echo "usage: $0 [--native]" >&2; exit 2 ;;
 
 NATIVE_PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
                  libzstd-dev libsodium-dev catch2 libcli11-dev
-                 libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libxxhash-dev)
+                 libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libxxhash-dev
+                 librocksdb-dev)
 PACKAGES=("${NATIVE_PACKAGES[@]}" clang-format
           emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14
           chromium)
