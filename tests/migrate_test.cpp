@@ -10,6 +10,7 @@
 // its files.
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -373,12 +374,32 @@ TEST_CASE("a reader that fails or misbehaves half way leaves nothing at the dest
     CHECK((s.status().code() == Code::Corruption || s.status().code() == Code::InvalidArgument));
     check_nothing_at(dir.sub("db"));
   }
-  {  // a versioned record without a time
-    ListReader r(MigrationSource::SurrealKv, {""}, true, {{"", "a", "1", 0}});
-    auto s = migration::migrate_from(r, dir.sub("db"), {}, TreeBuilder());
-    CHECK(s.status().code() == Code::Corruption);
-    check_nothing_at(dir.sub("db"));
-  }
+}
+
+TEST_CASE("in a versioned import, records without a time get the time of the migration") {
+  TempDir dir("migrate-notime");
+  const uint64_t t = 1'700'000'000'000'000'000ull;
+  ListReader r(MigrationSource::RocksDb, {"default", "timed"}, true,
+               {{"default", "a", "plain"}, {"timed", "a", "old", t}});
+  MigrateOptions o;
+  o.all_column_families = true;
+  const auto before = std::chrono::system_clock::now().time_since_epoch();
+  auto s = migration::migrate_from(r, dir.sub("db"), o, TreeBuilder());
+  const auto after = std::chrono::system_clock::now().time_since_epoch();
+  require_ok(s.status());
+  Tree tree = open_or_fail(TreeBuilder().with_path(dir.sub("db")).with_create_if_missing(false));
+  Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
+  using namespace std::string_literals;
+  auto plain = tx.history("default\0a"s);
+  require_ok(plain.status());
+  REQUIRE(plain->size() == 1);
+  CHECK((*plain)[0].timestamp >= static_cast<uint64_t>(std::chrono::nanoseconds(before).count()));
+  CHECK((*plain)[0].timestamp <= static_cast<uint64_t>(std::chrono::nanoseconds(after).count()));
+  auto timed = tx.history("timed\0a"s);
+  require_ok(timed.status());
+  REQUIRE(timed->size() == 1);
+  CHECK((*timed)[0].timestamp == t);
+  require_ok(tree.close());
 }
 
 TEST_CASE("the source's kind is detected from its files") {

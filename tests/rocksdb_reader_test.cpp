@@ -1,4 +1,4 @@
-// skv-test-modules: util migrate
+// skv-test-modules: util migrate engine native
 // skv-test-wasm: off
 // skv-test-fixture: rocksdb
 //
@@ -20,6 +20,8 @@
 #include "native/migrate/rocksdb/manifest.h"
 #include "native/migrate/rocksdb/table_reader.h"
 #include "native/migrate/source.h"
+#include "skv/migrate.h"
+#include "skv/skv.h"
 #include "support/dir_snapshot.h"
 #include "support/temp_dir.h"
 #include "util/crc32c.h"
@@ -439,4 +441,64 @@ TEST_CASE("manifest tags: unknown ones are NotSupported unless marked ignorable"
     REQUIRE(r.status.ok());
     require_same(r.lines, want);
   }
+}
+
+TEST_CASE("skv::migrate() of every family holds RocksDB's iteration under family prefixes") {
+  skv::testing::TempDir tmp("rocks-migrate");
+  std::vector<std::string> want = lines_of(kFixtures + "/all.latest.tsv");
+  skv::MigrateOptions o;
+  o.all_column_families = true;
+  o.versions = false;
+  auto summary = skv::migrate(kFixtures + "/all", tmp.sub("db"), o);
+  INFO(summary.status().to_string());
+  REQUIRE(summary.ok());
+  CHECK(summary->source == skv::MigrationSource::RocksDb);
+  CHECK_FALSE(summary->versioned);
+  CHECK(summary->keys == want.size());
+  auto tree = skv::TreeBuilder().with_path(tmp.sub("db")).with_create_if_missing(false).build();
+  REQUIRE(tree.ok());
+  auto tx = tree->begin_with_mode(skv::Mode::ReadOnly);
+  REQUIRE(tx.ok());
+  auto it = tx->range("", "");
+  REQUIRE(it.ok());
+  std::vector<std::string> got;
+  for (it->seek_first(); it->valid(); it->next()) {
+    const std::string_view k = it->key();
+    const size_t zero = k.find('\0');
+    REQUIRE(zero != std::string_view::npos);
+    got.push_back(std::string(k.substr(0, zero)) + "\t" + hex(k.substr(zero + 1)) + "\t" +
+                  hex(it->value().value()));
+  }
+  REQUIRE(it->status().ok());
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  require_same(got, want);
+  REQUIRE(tree->close().ok());
+}
+
+TEST_CASE("skv::migrate() of a u64ts family keeps every version with its time") {
+  skv::testing::TempDir tmp("rocks-migrate-v");
+  skv::MigrateOptions o;
+  o.column_families = {"hlc_u64ts"};
+  auto summary = skv::migrate(kFixtures + "/all", tmp.sub("db"), o);
+  INFO(summary.status().to_string());
+  REQUIRE(summary.ok());
+  CHECK(summary->versioned);
+  auto tree = skv::TreeBuilder().with_path(tmp.sub("db")).with_create_if_missing(false).build();
+  REQUIRE(tree.ok());
+  auto tx = tree->begin_with_mode(skv::Mode::ReadOnly);
+  REQUIRE(tx.ok());
+  skv::HistoryOptions all;
+  all.include_tombstones = true;
+  auto it = tx->history_range("", "", all);
+  REQUIRE(it.ok());
+  std::vector<std::string> got;
+  for (it->seek_first(); it->valid(); it->next()) {
+    got.push_back(hex(it->key()) + "\t" + std::to_string(it->timestamp()) + "\t" +
+                  (it->is_tombstone() ? "T" : "V") + "\t" +
+                  (it->is_tombstone() ? "" : hex(it->value().value())));
+  }
+  REQUIRE(it->status().ok());
+  require_same(got, lines_of(kFixtures + "/all.versions.tsv"));
+  REQUIRE(tree->close().ok());
 }

@@ -2,6 +2,7 @@
 // share with the tests (migrate_driver.h).
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <utility>
 
@@ -175,8 +176,11 @@ Result<MigrateSummary> migrate_from(SourceReader& reader, const std::string& des
   auto tree = builder.build();
   if (!tree.ok()) return tree.status().with_context("migrate: create the destination");
 
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const uint64_t import_time =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
   TreeSink sink(*tree, options, several && options.family_mapping == FamilyMapping::Prefix,
-                several && options.family_mapping == FamilyMapping::Merge, versioned);
+                several && options.family_mapping == FamilyMapping::Merge, versioned, import_time);
   SourceReadOptions read;
   read.families = *families;
   read.versions = versioned;

@@ -33,12 +33,13 @@ std::string describe(const SourceRecord& r) {
 }  // namespace
 
 TreeSink::TreeSink(Tree tree, const MigrateOptions& options, bool prefix_families,
-                   bool check_duplicates, bool versioned)
+                   bool check_duplicates, bool versioned, uint64_t import_time)
     : tree_(std::move(tree)),
       options_(options),
       prefix_families_(prefix_families),
       check_duplicates_(check_duplicates),
-      versioned_(versioned) {
+      versioned_(versioned),
+      import_time_(import_time) {
   summary_.versioned = versioned;
 }
 
@@ -74,10 +75,10 @@ Status TreeSink::put(const SourceRecord& record) {
     return Status::corruption("migrate: the source gave a deletion of " + describe(record) +
                               " in a read of live values");
   }
-  if (versioned_ && record.timestamp == 0) {
-    return Status::corruption("migrate: the source gave a version of " + describe(record) +
-                              " without a time");
-  }
+  // A versioned read may mix records with times and records without (a RocksDB family without
+  // timestamps beside one with them): those get the time of the migration, as every record of
+  // an unversioned import does.
+  const uint64_t timestamp = record.timestamp != 0 ? record.timestamp : import_time_;
   if (check_duplicates_ && (!have_last_ || record.family != last_family_)) {
     // A new family: what earlier families wrote is committed, and a snapshot taken now sees it
     // all and none of this family's writes.
@@ -114,7 +115,7 @@ Status TreeSink::put(const SourceRecord& record) {
       if (Status s = write_versions(); !s.ok()) return s;
       pending_key_ = key_;
     }
-    pending_.push_back(Version{std::string(record.value), record.timestamp, record.tombstone});
+    pending_.push_back(Version{std::string(record.value), timestamp, record.tombstone});
   } else if (Status s = write(key_, record.value, 0, false); !s.ok()) {
     return s.with_context("migrate: " + describe(record) + " cannot be written");
   }

@@ -25,9 +25,10 @@ class TreeSink : public RecordSink {
  public:
   // `prefix_families`: each key becomes family ‖ 0x00 ‖ key. `check_duplicates`: a key already
   // written by an earlier family is refused (FamilyMapping::Merge with several families).
-  // `versioned`: records carry times and tombstones, written with set_at/del_at.
+  // `versioned`: records carry times and tombstones, written with set_at/del_at; a record
+  // without a time (timestamp 0) is stamped with `import_time` (nanoseconds since the epoch).
   TreeSink(Tree tree, const MigrateOptions& options, bool prefix_families, bool check_duplicates,
-           bool versioned);
+           bool versioned, uint64_t import_time);
 
   Status put(const SourceRecord& record) override;
   // Commits the last batch. REQUIRES: no put() after it.
@@ -51,6 +52,7 @@ class TreeSink : public RecordSink {
   const bool prefix_families_;
   const bool check_duplicates_;
   const bool versioned_;
+  const uint64_t import_time_;
   struct Version {
     std::string value;
     uint64_t timestamp;
