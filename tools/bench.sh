@@ -8,8 +8,8 @@
 #                                           RocksDB with and without blob files (8 KiB values;
 #                                           --value-size 65536 for 64 KiB)
 #   tools/bench.sh --smoke                  tiny runs (N = 2,000, 4 clients; the large-value
-#                                           workload at N = 200) that check the harness builds
-#                                           and works, as CI does
+#                                           workload at N = 200; a 4 MiB migration) that check
+#                                           the harnesses build and work, as CI does
 #   tools/bench.sh --migrate [options]      import throughput of skv migrate from a RocksDB
 #                                           database (--mib 1024) against RocksDB's iterator
 #                                           feeding skv (build-bench/skv_migrate_bench)
@@ -60,8 +60,9 @@ case "${1:-}" in
     shift
     "$BUILD/skv_bench" --n 2000 --clients 4 --batch-rows 2000 --scan-repeats 10 \
       --count-repeats 1 --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
-    exec "$BUILD/skv_bench" --workload large --n 200 --clients 4 --count-repeats 1 \
+    "$BUILD/skv_bench" --workload large --n 200 --clients 4 --count-repeats 1 \
       --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
+    exec "$BUILD/skv_migrate_bench" --mib 4 --rounds 1 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$.m"
     ;;
   *)
     exec "$BUILD/skv_bench" "$@"
