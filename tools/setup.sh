@@ -24,7 +24,7 @@ NATIVE_PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
                  librocksdb-dev)
 PACKAGES=("${NATIVE_PACKAGES[@]}" clang-format
           emscripten nodejs dpkg-dev xz-utils clang-14 libclang-rt-14-dev llvm-14
-          chromium)
+          chromium xxhash)
 [[ $MODE == --native ]] && PACKAGES=("${NATIVE_PACKAGES[@]}")
 
 "$ROOT/tools/install-packages.sh" setup "${PACKAGES[@]}"
