@@ -73,7 +73,10 @@ TEST_CASE("memtable matches a model: iteration, seeks and snapshot reads", "[mem
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   std::vector<std::string> keys = key_space(rng, 60);
-  MemTable mt;
+  // Without a key filter, with one line shared by every key, and with one that tells keys apart.
+  const size_t filter_bytes = GENERATE(size_t{0}, size_t{64}, size_t{4096});
+  INFO("filter bytes " << filter_bytes);
+  MemTable mt(Arena::kBlockSize, filter_bytes);
   Model model;
   SequenceNumber seq = 0;
   size_t last_usage = mt.approximate_memory_usage();
@@ -173,7 +176,9 @@ TEST_CASE("memtable readers run beside one writer without locks", "[memtable]") 
   INFO("seed " << seed);
   constexpr int kWrites = 20000;
   constexpr int kKeys = 200;
-  MemTable mt;
+  const size_t filter_bytes = GENERATE(size_t{0}, size_t{256});
+  INFO("filter bytes " << filter_bytes);
+  MemTable mt(Arena::kBlockSize, filter_bytes);
   std::atomic<SequenceNumber> visible{0};
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};

@@ -91,33 +91,38 @@ void seal(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_v
 
 bool open(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_view ad,
           std::string_view sealed, std::string* out) {
-  out->clear();
-#if SKV_ENCRYPTION
-  if (sealed.size() < kTagSize) return false;
-  // libsodium zero-fills the output when authentication fails: it is always a scratch buffer.
+  out->assign(sealed.data(), sealed.size());
+  if (!open_in_place(suite, key, counter, ad, out->data(), out->size())) {
+    out->clear();
+    return false;
+  }
   out->resize(sealed.size() - kTagSize);
-  auto* dst = reinterpret_cast<unsigned char*>(out->data());
-  unsigned long long written = 0;
+  return true;
+}
+
+bool open_in_place(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_view ad,
+                   char* data, size_t size) {
+#if SKV_ENCRYPTION
+  if (size < kTagSize) return false;
+  // Detached: the tag is checked over the ciphertext before a byte of it is overwritten.
+  auto* text = reinterpret_cast<unsigned char*>(data);
+  const size_t n = size - kTagSize;
+  const unsigned char* tag = text + n;
   int rc;
   if (suite == CipherSuite::Aes256Gcm) {
     uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES];
     make_nonce(counter, nonce, sizeof(nonce));
-    rc = crypto_aead_aes256gcm_decrypt(dst, &written, nullptr, bytes(sealed), sealed.size(),
-                                       bytes(ad), ad.size(), nonce, key);
+    rc = crypto_aead_aes256gcm_decrypt_detached(text, nullptr, text, n, tag, bytes(ad), ad.size(),
+                                                nonce, key);
   } else {
     uint8_t nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES];
     make_nonce(counter, nonce, sizeof(nonce));
-    rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
-        dst, &written, nullptr, bytes(sealed), sealed.size(), bytes(ad), ad.size(), nonce, key);
+    rc = crypto_aead_xchacha20poly1305_ietf_decrypt_detached(text, nullptr, text, n, tag, bytes(ad),
+                                                             ad.size(), nonce, key);
   }
-  if (rc != 0) {
-    out->clear();
-    return false;
-  }
-  out->resize(static_cast<size_t>(written));
-  return true;
+  return rc == 0;
 #else
-  (void)suite, (void)key, (void)counter, (void)ad, (void)sealed;
+  (void)suite, (void)key, (void)counter, (void)ad, (void)data, (void)size;
   return false;
 #endif
 }

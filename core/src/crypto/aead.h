@@ -37,6 +37,12 @@ void seal(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_v
 bool open(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_view ad,
           std::string_view sealed, std::string* out);
 
+// Opens the `size` sealed bytes at `data` where they lie: on success the first size - kTagSize
+// bytes are the plaintext. False if authentication fails or the unit is shorter than a tag; the
+// bytes are then unspecified (libsodium zero-fills them), so `data` must be a scratch buffer.
+bool open_in_place(CipherSuite suite, const uint8_t* key, uint64_t counter, std::string_view ad,
+                   char* data, size_t size);
+
 // Keyed BLAKE2b over the concatenation of `parts`: `out_len` (16 to 64) bytes into `out`.
 // REQUIRES: init() succeeded.
 void keyed_hash(uint8_t* out, size_t out_len, const uint8_t* key,

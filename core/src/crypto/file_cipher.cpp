@@ -90,9 +90,21 @@ void FileCipher::seal(uint64_t position, std::string_view plaintext, std::string
 }
 
 Status FileCipher::open(uint64_t position, std::string_view sealed, std::string* out) const {
+  out->assign(sealed.data(), sealed.size());
+  Status s = open_in_place(position, out->data(), out->size());
+  if (!s.ok()) {
+    out->clear();
+    return s;
+  }
+  out->resize(sealed.size() - kOverhead);
+  return Status::OK();
+}
+
+Status FileCipher::open_in_place(uint64_t position, char* data, size_t size) const {
   char a[kMaxAdSize];
   const size_t n = ad(position, a);
-  if (crypto::open(envelope_.suite, key_.data(), position, std::string_view(a, n), sealed, out)) {
+  if (crypto::open_in_place(envelope_.suite, key_.data(), position, std::string_view(a, n), data,
+                            size)) {
     return Status::OK();
   }
   return Status::corruption(label_ + ": sealed unit at offset " + std::to_string(position) +

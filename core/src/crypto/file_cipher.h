@@ -73,6 +73,10 @@ class FileCipher {
   // Opens a sealed unit into *out (replacing its contents). Corruption naming the file and the
   // position if it fails authentication: never returns data that was not sealed there.
   Status open(uint64_t position, std::string_view sealed, std::string* out) const;
+  // Opens the sealed unit of `size` bytes at `data` where it lies; on success its first
+  // size - kOverhead bytes are the plaintext. The same Corruption as open() otherwise, with the
+  // bytes left unspecified: `data` must be the caller's scratch copy.
+  Status open_in_place(uint64_t position, char* data, size_t size) const;
 
   const Envelope& envelope() const { return envelope_; }
   const std::string& label() const { return label_; }

@@ -49,6 +49,33 @@ const char* encode_search_key(std::string_view ikey, std::string* buf) {
   return buf->data();
 }
 
+// The search target of a point read: the entry-shaped seek key of `user_key` at `snapshot`
+// (format/internal_key.h, make_seek_key), on the stack when the key is small so a read does not
+// allocate.
+class SeekEntry {
+ public:
+  SeekEntry(std::string_view user_key, SequenceNumber snapshot) {
+    const size_t ikey_len = user_key.size() + kInternalKeySuffix;
+    char* p = stack_;
+    if (kMaxVarint32Bytes + ikey_len > sizeof(stack_)) {
+      heap_.reset(new char[kMaxVarint32Bytes + ikey_len]);
+      p = heap_.get();
+    }
+    entry_ = p;
+    p = encode_varint32(p, static_cast<uint32_t>(ikey_len));
+    if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());
+    p += user_key.size();
+    encode_fixed64(p, pack_trailer(snapshot, kValueKindForSeek));
+    encode_fixed64(p + 8, 0);
+  }
+  const char* entry() const { return entry_; }
+
+ private:
+  char stack_[192];
+  std::unique_ptr<char[]> heap_;
+  const char* entry_;
+};
+
 class MemTableIterator final : public InternalIterator {
  public:
   explicit MemTableIterator(const EntryList* list) : iter_(list) {}
@@ -75,15 +102,18 @@ class MemTableIterator final : public InternalIterator {
 }  // namespace
 
 struct MemTable::Rep {
-  explicit Rep(size_t arena_block_size) : arena(arena_block_size) {}
+  Rep(size_t arena_block_size, size_t filter_bytes)
+      : arena(arena_block_size), filter(filter_bytes) {}
   Arena arena;
+  KeyFilter filter;
   EntryList list{EntryComparator(), &arena};
   std::atomic<uint64_t> num_entries{0};
   std::atomic<SequenceNumber> largest_sequence{0};
   std::atomic<uint64_t> largest_commit_timestamp{0};
 };
 
-MemTable::MemTable(size_t arena_block_size) : rep_(std::make_unique<Rep>(arena_block_size)) {}
+MemTable::MemTable(size_t arena_block_size, size_t filter_bytes)
+    : rep_(std::make_unique<Rep>(arena_block_size, filter_bytes)) {}
 
 MemTable::~MemTable() = default;
 
@@ -103,6 +133,7 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
   p = encode_varint32(p, static_cast<uint32_t>(value.size()));
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   assert(p + value.size() == buf + len);
+  rep_->filter.add(user_key);  // before the insert: see KeyFilter's ordering note
   rep_->list.insert(buf);
   rep_->num_entries.fetch_add(1, std::memory_order_release);
   if (seq > rep_->largest_sequence.load(std::memory_order_relaxed)) {
@@ -111,10 +142,11 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
 }
 
 bool MemTable::get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const {
+  if (!rep_->filter.may_contain(user_key)) return false;
   if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
-  std::string buf;
+  const SeekEntry target(user_key, snapshot);
   EntryList::Iterator iter(&rep_->list);
-  iter.seek(encode_search_key(make_seek_key(user_key, snapshot), &buf));
+  iter.seek(target.entry());
   if (!iter.valid()) return false;
   std::string_view ikey = entry_key(iter.key());
   if (compare_user_keys(extract_user_key(ikey), user_key) != 0) return false;
@@ -130,7 +162,9 @@ std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
   return std::make_unique<MemTableIterator>(&rep_->list);
 }
 
-size_t MemTable::approximate_memory_usage() const { return rep_->arena.memory_usage(); }
+size_t MemTable::approximate_memory_usage() const {
+  return rep_->arena.memory_usage() + rep_->filter.memory_usage();
+}
 
 uint64_t MemTable::num_entries() const { return rep_->num_entries.load(std::memory_order_acquire); }
 

@@ -17,14 +17,16 @@
 #include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
 #include "memtable/arena.h"
+#include "memtable/key_filter.h"
 
 namespace skv {
 
 class MemTable {
  public:
   // `arena_block_size`: the size of the memory blocks entries are carved from (memory usage
-  // grows in steps of it), see Arena.
-  explicit MemTable(size_t arena_block_size = Arena::kBlockSize);
+  // grows in steps of it), see Arena. `filter_bytes`: the size of the key filter that lets get()
+  // skip the skiplist for keys never added (memtable/key_filter.h); 0 for none.
+  explicit MemTable(size_t arena_block_size = Arena::kBlockSize, size_t filter_bytes = 0);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
   ~MemTable();
@@ -46,7 +48,8 @@ class MemTable {
   // A cursor over every entry (all versions), in internal-key order. Supports both directions.
   std::unique_ptr<InternalIterator> new_iterator() const;
 
-  // Bytes allocated by the arena and the skiplist, the figure compared with memtable_size.
+  // Bytes allocated by the arena, the skiplist and the key filter, the figure compared with
+  // memtable_size.
   size_t approximate_memory_usage() const;
   uint64_t num_entries() const;
   bool empty() const { return num_entries() == 0; }

@@ -183,11 +183,13 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
   }
   const char* data = got.data();
   const size_t payload = static_cast<size_t>(h.size);
-  std::string opened;  // payload ‖ type of a sealed block
   if (cipher != nullptr) {
-    SKV_RETURN_IF_ERROR(cipher->open(h.offset, got.substr(0, checked), &opened));
-    if (opened.size() != payload + 1) return corrupt(name, "bad sealed block length", h.offset);
-    data = opened.data();
+    // A sealed block is opened where it was read (payload ‖ type ‖ tag), without a second buffer.
+    if (got.data() != buf.get()) {
+      std::memmove(buf.get(), got.data(), checked);
+      data = buf.get();
+    }
+    SKV_RETURN_IF_ERROR(cipher->open_in_place(h.offset, buf.get(), checked));
   }
   const uint8_t type = static_cast<uint8_t>(data[payload]);
   if (type == kBlockTypeNone) {

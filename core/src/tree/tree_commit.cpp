@@ -167,7 +167,7 @@ Status TreeImpl::switch_memtable() {
     std::unique_ptr<log::Writer> old;
     std::lock_guard<std::mutex> lock(mu_);
     imms_.push_back(ImmEntry{mem_, wal_number_, {}});
-    mem_ = std::make_shared<MemTable>(arena_block_size());
+    mem_ = new_memtable();
     old = std::move(wal_);
     wal_ = std::move(writer);
     wal_number_ = *number;

@@ -155,6 +155,12 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   size_t arena_block_size() const {
     return std::clamp<size_t>(options_.memtable_size / 8, 4096, 256 * 1024);
   }
+  // Each memtable's key filter takes a 64th of the memtable size (1 MiB for the default
+  // 64 MiB): about 128 bits a key for entries of 1 KiB, 8 for entries of 64 bytes.
+  size_t memtable_filter_bytes() const { return options_.memtable_size / 64; }
+  std::shared_ptr<MemTable> new_memtable() const {
+    return std::make_shared<MemTable>(arena_block_size(), memtable_filter_bytes());
+  }
   void delete_obsolete_files();  // REQUIRES: mu_ held
 
   // reads (tree_read.cpp)

@@ -197,7 +197,7 @@ Status TreeImpl::open_impl() {
   SKV_RETURN_IF_ERROR(recover_wal(replay));
   if (options_.read_only) {
     // Reads see the replayed memtables (queued, never flushed) and an empty active one.
-    mem_ = std::make_shared<MemTable>(arena_block_size());
+    mem_ = new_memtable();
     std::lock_guard<std::mutex> lock(mu_);
     install_view();
     return Status();
@@ -353,7 +353,7 @@ Status TreeImpl::recover_wal(std::vector<uint64_t> wal_numbers) {
 Status TreeImpl::replay_segment(uint64_t number, bool last, std::shared_ptr<MemTable>* out) {
   const std::string name = wal_file_name(number);
   SKV_ASSIGN_OR_RETURN(std::unique_ptr<LogFile> file, storage_->logs().open(name));
-  auto mem = std::make_shared<MemTable>(arena_block_size());
+  auto mem = new_memtable();
   log::Reader reader(file.get(), FileKind::Wal, keyring_.get());
   FileHeader header;
   header.file_number = number;
@@ -414,7 +414,7 @@ Status TreeImpl::new_wal_segment() {
   h.file_number = number;
   wal_ = std::make_unique<log::Writer>(std::move(file), h, std::move(cipher));
   wal_number_ = number;
-  mem_ = std::make_shared<MemTable>(arena_block_size());
+  mem_ = new_memtable();
   return Status();
 }
 
