@@ -8,6 +8,8 @@
 # Provides:
 #   SKV_ZSTD_TARGET    the target to link for zstd (the core's sstable module links it)
 #   skv_sodium         an INTERFACE/IMPORTED target for libsodium (the crypto module links it)
+#   skv_libcrypto      natively with SKV_OPENSSL: OpenSSL's libcrypto from libssl-dev
+#                      (pkg-config), which the crypto module seals and opens with
 #   SKV_WASM_LINK_OPTIONS  link options every wasm executable gets (empty natively)
 
 if(EMSCRIPTEN)
@@ -60,6 +62,11 @@ else()
   pkg_check_modules(SKV_SODIUM REQUIRED IMPORTED_TARGET libsodium)
   add_library(skv_sodium INTERFACE)
   target_link_libraries(skv_sodium INTERFACE PkgConfig::SKV_SODIUM)
+  if(SKV_OPENSSL)
+    pkg_check_modules(SKV_LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto)
+    add_library(skv_libcrypto INTERFACE)
+    target_link_libraries(skv_libcrypto INTERFACE PkgConfig::SKV_LIBCRYPTO)
+  endif()
 
   set(SKV_WASM_LINK_OPTIONS "")
 endif()

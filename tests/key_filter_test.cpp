@@ -67,6 +67,8 @@ TEST_CASE("a key filter of no bytes holds nothing and lets every key through", "
   CHECK(f.may_contain("never added"));
 }
 
+#ifndef __EMSCRIPTEN__
+// Threads: native builds only (the wasm32 build has none).
 TEST_CASE("a key filter answers readers while writers add keys", "[key_filter]") {
   // Two writers add disjoint keys and publish how many they added with release ordering; readers
   // check that every published key is reported present. Small, so lines are shared and the
@@ -106,6 +108,8 @@ TEST_CASE("a key filter answers readers while writers add keys", "[key_filter]")
   for (const auto& k : a) REQUIRE(f.may_contain(k));
   for (const auto& k : b) REQUIRE(f.may_contain(k));
 }
+
+#endif  // __EMSCRIPTEN__
 
 TEST_CASE("a memtable with a key filter answers reads like one without", "[key_filter][memtable]") {
   MemTable plain;

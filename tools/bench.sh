@@ -25,7 +25,7 @@ cd "$ROOT"
 JOBS=${JOBS:-2}
 BUILD=${BENCH_BUILD_DIR:-build-bench}
 
-PACKAGES=(build-essential cmake ninja-build pkg-config ccache libzstd-dev libsodium-dev libcli11-dev
+PACKAGES=(build-essential cmake ninja-build pkg-config ccache libzstd-dev libsodium-dev libssl-dev libcli11-dev
           libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev
           librocksdb-dev liblmdb-dev libleveldb-dev libsqlite3-dev libxxhash-dev libbenchmark-dev)
 "$ROOT/tools/install-packages.sh" bench "${PACKAGES[@]}"

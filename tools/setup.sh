@@ -19,7 +19,7 @@ MODE=${1:-all}
 case "$MODE" in all | --native) ;; *) echo "usage: $0 [--native]" >&2; exit 2 ;; esac
 
 NATIVE_PACKAGES=(build-essential cmake ninja-build pkg-config ccache git
-                 libzstd-dev libsodium-dev catch2 libcli11-dev
+                 libzstd-dev libsodium-dev libssl-dev catch2 libcli11-dev
                  libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libxxhash-dev
                  librocksdb-dev)
 PACKAGES=("${NATIVE_PACKAGES[@]}" clang-format

@@ -38,7 +38,7 @@ class LevelDbEngine final : public Engine {
     leveldb::Options options;
     options.create_if_missing = true;
     options.write_buffer_size = 64 << 20;
-    options.block_size = 64 * 1024;
+    options.block_size = 16 * 1024;  // skv's default
     options.block_cache = cache_.get();
     options.filter_policy = filter_.get();
     leveldb::DB* db = nullptr;

@@ -39,7 +39,7 @@ class RocksDbEngine final : public Engine {
 
   void open(const EngineConfig& config) override {
     rocksdb::BlockBasedTableOptions table;
-    table.block_size = 64 * 1024;
+    table.block_size = 16 * 1024;  // skv's default
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     table.block_cache = rocksdb::NewLRUCache(config.cache_bytes);
     rocksdb::Options options;

@@ -67,18 +67,22 @@ void BM_Open(benchmark::State& state, CipherSuite suite) {
 
 BENCHMARK_CAPTURE(BM_Seal, xchacha20_poly1305, CipherSuite::XChaCha20Poly1305)
     ->ArgName("bytes")
+    ->Arg(512)
     ->Arg(4096)
     ->Arg(64 * 1024);
 BENCHMARK_CAPTURE(BM_Open, xchacha20_poly1305, CipherSuite::XChaCha20Poly1305)
     ->ArgName("bytes")
+    ->Arg(512)
     ->Arg(4096)
     ->Arg(64 * 1024);
 BENCHMARK_CAPTURE(BM_Seal, aes_256_gcm, CipherSuite::Aes256Gcm)
     ->ArgName("bytes")
+    ->Arg(512)
     ->Arg(4096)
     ->Arg(64 * 1024);
 BENCHMARK_CAPTURE(BM_Open, aes_256_gcm, CipherSuite::Aes256Gcm)
     ->ArgName("bytes")
+    ->Arg(512)
     ->Arg(4096)
     ->Arg(64 * 1024);
 

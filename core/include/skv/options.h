@@ -107,8 +107,10 @@ struct Options {
   // Frozen memtables that may wait for a flush before writers are stalled.
   int max_immutable_memtables = 2;
 
-  // Target uncompressed size of an SSTable data block.
-  size_t block_size = 64 * 1024;
+  // Target uncompressed size of an SSTable data block. Smaller blocks make a point read that
+  // misses the block cache read, check and decompress less; larger ones make scans and
+  // compression cheaper (docs/benchmarks.md, "Block size").
+  size_t block_size = 16 * 1024;
   // Restart interval of prefix compression inside a block.
   int block_restart_interval = 16;
   // Hard capacity of the block cache, in bytes (0 disables the cache).

@@ -13,7 +13,7 @@
 namespace skv {
 
 struct TableOptions {
-  size_t block_size = 64 * 1024;
+  size_t block_size = 16 * 1024;
   int block_restart_interval = 16;
   Compression compression = Compression::Zstd;
   int zstd_level = 1;
