@@ -8,8 +8,12 @@
 #                                           RocksDB with and without blob files (8 KiB values;
 #                                           --value-size 65536 for 64 KiB)
 #   tools/bench.sh --smoke                  tiny runs (N = 2,000, 4 clients; the large-value
-#                                           workload at N = 200; a 4 MiB migration) that check
-#                                           the harnesses build and work, as CI does
+#                                           workload at N = 200; a 4 MiB migration; a growth run
+#                                           at N = 1,000 and 3,000) that check the harnesses
+#                                           build and work, as CI does
+#   tools/bench.sh --growth [options]       the same phases at N = 100k, 1M and 5M with an 8 MiB
+#                                           block cache, skv and RocksDB: throughput and memory
+#                                           per N (tools/bench-growth.mjs lists the options)
 #   tools/bench.sh --migrate [options]      import throughput of skv migrate from a RocksDB
 #                                           database (--mib 1024) against RocksDB's iterator
 #                                           feeding skv (build-bench/skv_migrate_bench)
@@ -56,13 +60,22 @@ case "${1:-}" in
     shift
     exec "$BUILD/skv_migrate_bench" "$@"
     ;;
+  --growth)
+    shift
+    command -v node >/dev/null || { echo "[bench] --growth needs node (tools/setup.sh)" >&2; exit 1; }
+    exec node "$ROOT/tools/bench-growth.mjs" --bench "$BUILD/skv_bench" "$@"
+    ;;
   --smoke)
     shift
     "$BUILD/skv_bench" --n 2000 --clients 4 --batch-rows 2000 --scan-repeats 10 \
       --count-repeats 1 --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
     "$BUILD/skv_bench" --workload large --n 200 --clients 4 --count-repeats 1 \
       --settle-seconds 0 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$" "$@"
-    exec "$BUILD/skv_migrate_bench" --mib 4 --rounds 1 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$.m"
+    "$BUILD/skv_migrate_bench" --mib 4 --rounds 1 --dir "${TMPDIR:-/tmp}/skv-bench-smoke.$$.m"
+    if command -v node >/dev/null; then
+      node "$ROOT/tools/bench-growth.mjs" --bench "$BUILD/skv_bench" --ns 1000,3000 --cache-mib 1 \
+        -- --clients 4 --settle-seconds 0
+    fi
     ;;
   *)
     exec "$BUILD/skv_bench" "$@"

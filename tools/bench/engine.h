@@ -59,6 +59,13 @@ class Engine {
 
   // Counters the engine keeps about the run (group commit, flushes, ...), one line, or empty.
   virtual std::string counters() const { return ""; }
+  struct CommitTotals {
+    uint64_t commits = 0;    // commits acknowledged since open
+    uint64_t wal_syncs = 0;  // WAL syncs since open
+  };
+  // For engines that count them: the totals the harness takes before and after each phase to
+  // report commits per sync and syncs per second.
+  virtual std::optional<CommitTotals> commit_totals() const { return std::nullopt; }
 
   virtual void open(const EngineConfig& config) = 0;
   virtual void close() = 0;

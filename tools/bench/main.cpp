@@ -15,12 +15,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -300,9 +302,15 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     std::fprintf(stderr, "[%s] %s ...", engine->name().c_str(), id.c_str());
     std::fflush(stderr);
     const uint64_t written_before = proc_io_bytes("write_bytes");
+    const std::optional<Engine::CommitTotals> totals_before = engine->commit_totals();
     if (id == config.profile_phase) perf.send("enable");
     PhaseResult r = run_phase(id, ops, clients, seed++, op);
     if (id == config.profile_phase) perf.send("disable");
+    if (const std::optional<Engine::CommitTotals> after = engine->commit_totals();
+        after && totals_before) {
+      r.commits = after->commits - totals_before->commits;
+      r.wal_syncs = after->wal_syncs - totals_before->wal_syncs;
+    }
     const uint64_t written_after = proc_io_bytes("write_bytes");
     r.disk_written = written_after - written_before;
     r.disk_written_total = written_after - written_open;
@@ -389,6 +397,10 @@ void parse_line(const std::string& line, EngineRun& run) {
     p.disk_written = num(13);
     p.user_bytes_total = num(14);
     p.disk_written_total = num(15);
+    if (f.size() >= 18) {
+      p.commits = num(16);
+      p.wal_syncs = num(17);
+    }
     run.phases.push_back(p);
   } else if (f[0] == "memory" && f.size() >= 5) {
     run.rss_open = num(1);
@@ -415,7 +427,7 @@ Sink line_sink(const std::function<void(const std::string&)>& out) {
     std::string line = buf;
     for (const uint64_t v :
          {p.p50_ns, p.p99_ns, p.max_ns, p.rss_after, p.disk_after, p.files_after, p.user_bytes,
-          p.disk_written, p.user_bytes_total, p.disk_written_total}) {
+          p.disk_written, p.user_bytes_total, p.disk_written_total, p.commits, p.wal_syncs}) {
       line += "\t" + std::to_string(v);
     }
     out(line);
@@ -510,10 +522,38 @@ bool write_file(const std::string& path, const std::string& text) {
   return true;
 }
 
+// 4 KiB written at the start of a file, then fdatasync(), in a loop for about a second: the
+// device's own rate of durable writes, the ceiling for an engine that syncs each commit alone
+// and the unit group commit multiplies. 0 if the file cannot be made.
+double measure_fdatasync_rate(const std::string& dir) {
+  const std::string path = dir + "/fdatasync-probe";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return 0;
+  const std::string block(4096, 'x');
+  uint64_t syncs = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
+  while (seconds < 1.0) {
+    if (::pwrite(fd, block.data(), block.size(), 0) != static_cast<ssize_t>(block.size()) ||
+        ::fdatasync(fd) != 0) {
+      syncs = 0;
+      break;
+    }
+    ++syncs;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  return syncs > 0 && seconds > 0 ? static_cast<double>(syncs) / seconds : 0;
+}
+
 int main_impl(int argc, char** argv) {
   std::string markdown_file, json_file;
   const RunConfig config = parse_flags(argc, argv, markdown_file, json_file);
   std::filesystem::create_directories(config.dir);
+  // With --sync on, what the device itself can do, measured where the engines write, so the
+  // report can set each engine's syncs per second beside it.
+  const double fdatasync_rate = config.sync ? measure_fdatasync_rate(config.dir) : 0;
   // Rounds interleave the engines, so a burst of load on a shared host hits one round of each
   // rather than every round of one.
   std::vector<std::vector<EngineRun>> rounds(config.engines.size());
@@ -533,7 +573,8 @@ int main_impl(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::remove(config.dir, ec);  // only if empty: it may hold other things
   }
-  const Machine machine = describe_machine();
+  Machine machine = describe_machine();
+  machine.fdatasync_per_second = fdatasync_rate;
   const std::string markdown = render_markdown(config, machine, runs);
   std::fputs("\n", stdout);
   std::fputs(markdown.c_str(), stdout);

@@ -396,6 +396,44 @@ void render_memory(std::ostringstream& o, const std::vector<EngineRun>& runs) {
 
 }  // namespace
 
+// With --sync on, for each engine that counts its commits and syncs: per write phase, commits per
+// WAL sync and syncs per second, beside the device's own fdatasync rate.
+void render_group_commit(std::ostringstream& o, const RunConfig& config, const Machine& machine,
+                         const std::vector<EngineRun>& runs) {
+  if (!config.sync) return;
+  for (const EngineRun& r : runs) {
+    bool any = false;
+    for (const PhaseResult& p : r.phases) any = any || p.wal_syncs > 0;
+    if (!any) continue;
+    o << "\n"
+      << r.name << ": group commit with durable commits. This device did "
+      << (machine.fdatasync_per_second > 0
+              ? thousands(static_cast<uint64_t>(machine.fdatasync_per_second + 0.5))
+              : std::string("(not measured)"))
+      << " fdatasync() calls per second of 4 KiB writes in the same directory, measured "
+         "before the run.\n\n";
+    o << "| phase | commits | WAL syncs | commits per sync | syncs per second | "
+         "syncs / device rate |\n| --- | ---: | ---: | ---: | ---: | ---: |\n";
+    for (const PhaseResult& p : r.phases) {
+      if (p.wal_syncs == 0) continue;
+      const double per_sync = static_cast<double>(p.commits) / static_cast<double>(p.wal_syncs);
+      const double per_second = p.seconds > 0 ? static_cast<double>(p.wal_syncs) / p.seconds : 0;
+      char buf[64];
+      o << "| " << phase_title(p.id) << " | " << thousands(p.commits) << " | "
+        << thousands(p.wal_syncs) << " | ";
+      std::snprintf(buf, sizeof buf, "%.1f", per_sync);
+      o << buf << " | " << thousands(static_cast<uint64_t>(per_second + 0.5)) << " | ";
+      if (machine.fdatasync_per_second > 0) {
+        std::snprintf(buf, sizeof buf, "%.2f", per_second / machine.fdatasync_per_second);
+        o << buf;
+      } else {
+        o << "-";
+      }
+      o << " |\n";
+    }
+  }
+}
+
 std::string render_markdown(const RunConfig& config, const Machine& machine,
                             const std::vector<EngineRun>& all) {
   std::ostringstream o;
@@ -405,6 +443,7 @@ std::string render_markdown(const RunConfig& config, const Machine& machine,
   render_latency(o, config, runs);
   if (config.workload == "large") render_amplification(o, config, runs);
   render_memory(o, runs);
+  render_group_commit(o, config, machine, runs);
 
   for (const EngineRun& r : runs) {
     if (!r.counters.empty()) o << "\n" << r.name << " counters at the end: " << r.counters << ".\n";
@@ -443,7 +482,8 @@ std::string render_json(const RunConfig& config, const Machine& machine,
   o << "  \"machine\": {\"cpus\": " << machine.cpus
     << ", \"cpu_model\": " << json_string(machine.cpu_model)
     << ", \"kernel\": " << json_string(machine.kernel)
-    << ", \"memory_bytes\": " << machine.memory_bytes << "},\n";
+    << ", \"memory_bytes\": " << machine.memory_bytes
+    << ", \"fdatasync_per_second\": " << json_number(machine.fdatasync_per_second) << "},\n";
   o << "  \"engines\": [";
   for (size_t e = 0; e < runs.size(); ++e) {
     const EngineRun& r = runs[e];
@@ -466,7 +506,8 @@ std::string render_json(const RunConfig& config, const Machine& machine,
         << ", \"disk_after\": " << p.disk_after << ", \"files_after\": " << p.files_after
         << ", \"user_bytes\": " << p.user_bytes << ", \"disk_written\": " << p.disk_written
         << ", \"user_bytes_total\": " << p.user_bytes_total
-        << ", \"disk_written_total\": " << p.disk_written_total;
+        << ", \"disk_written_total\": " << p.disk_written_total << ", \"commits\": " << p.commits
+        << ", \"wal_syncs\": " << p.wal_syncs;
       auto rates = r.round_rates.find(p.id);
       if (rates != r.round_rates.end()) {
         o << ", \"ops_per_second_rounds\": [";

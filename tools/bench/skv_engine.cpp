@@ -60,6 +60,11 @@ class SkvEngine final : public Engine {
     if (value_log_) check(tree_->collect_vlog_garbage(), "collect_vlog_garbage");
   }
 
+  std::optional<CommitTotals> commit_totals() const override {
+    const TreeStats s = tree_->stats();
+    return CommitTotals{s.commits, s.wal_syncs};
+  }
+
   std::string counters() const override {
     const TreeStats s = tree_->stats();
     std::string levels;

@@ -71,6 +71,10 @@ struct PhaseResult {
   // The same two, from the opening of the database to the end of this phase.
   uint64_t user_bytes_total = 0;
   uint64_t disk_written_total = 0;
+  // Commits the engine acknowledged during the phase and the WAL syncs that carried them, for
+  // engines that count them (Engine::commit_totals); both 0 otherwise.
+  uint64_t commits = 0;
+  uint64_t wal_syncs = 0;
 };
 
 // One op of a phase: runs operation `index` on client `worker` and returns its latency in
