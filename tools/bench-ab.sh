@@ -10,7 +10,7 @@
 # each binary over the rounds and their ratio after / before.
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 before=$1 after=$2

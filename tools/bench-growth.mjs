@@ -50,6 +50,9 @@ try {
   usage(`${opts.bench} is not an executable`);
 }
 if (opts.ns.length === 0) usage('--ns is empty');
+if (opts.dir !== null && !fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory()) {
+  usage(`--dir ${opts.dir} is not a directory`);
+}
 
 const work = fs.mkdtempSync(path.join(opts.dir ?? os.tmpdir(), 'skv-bench-growth-'));
 const reports = [];

@@ -233,9 +233,11 @@ bool open_in_place(CipherSuite suite, const uint8_t* key, uint64_t counter, std:
   auto* text = reinterpret_cast<unsigned char*>(data);
   const size_t n = size - kTagSize;
 #if SKV_OPENSSL
-  // Small units, and any unit when there is no context (out of memory), go to libsodium, so a
-  // refusal always means the bytes are bad.
-  if (EVP_CIPHER_CTX* ctx = n >= kOpenSslFrom ? thread_ctx(suite, false) : nullptr;
+  // Small units, units too large for OpenSSL's int lengths, and any unit when there is no
+  // context (out of memory) go to libsodium, so a refusal always means the bytes are bad.
+  if (EVP_CIPHER_CTX* ctx = n >= kOpenSslFrom && n <= INT_MAX && ad.size() <= INT_MAX
+                                ? thread_ctx(suite, false)
+                                : nullptr;
       ctx != nullptr) {
     return evp_open_in_place(ctx, suite, key, counter, ad, text, n);
   }
