@@ -424,6 +424,54 @@ TEST_CASE("tombstones are dropped only where nothing lies below", "[compaction]"
   f.check_reads(f.seq);
 }
 
+TEST_CASE("tombstones weigh what they hide: they are compacted down and free the space",
+          "[compaction]") {
+  Fixture f;  // L1 holds 16 KiB, L2 64 KiB; L3 is the last level
+  // 300 rows of 1,000 bytes in the last level.
+  std::vector<Write> rows, tombstones;
+  for (int k = 0; k < 300; ++k) {
+    rows.push_back(
+        {key_of(k), ValueKind::Value, std::string(1000, static_cast<char>('a' + k % 26))});
+    tombstones.push_back({key_of(k), ValueKind::Delete, ""});
+  }
+  const FileMetaData data = f.flush(rows, 3);
+  // Every row deleted: the tombstones land in L1, far below its 16 KiB target in bytes.
+  const FileMetaData tomb = f.flush(tombstones, 1);
+  REQUIRE(tomb.num_entries == 300);
+  auto v = f.vset->current();
+  REQUIRE(v->level_bytes(1) < f.options.level_base_bytes);
+  // Counted at the tree's average entry (about half a row), they weigh what they hide.
+  REQUIRE(v->compensated_bytes(1) >= 300 * 400);
+  REQUIRE(v->compensated_bytes(3) == v->level_bytes(3));  // large entries count as they are
+  REQUIRE(level_score(*v, f.options, 1) >= 1);
+  auto c = pick_compaction(*f.vset);
+  REQUIRE(c != nullptr);
+  REQUIRE(c->level == 1);
+  // Compacting until no level is over its target drops every row and every tombstone.
+  f.compact_auto();
+  CHECK(f.all_entries().empty());
+  v = f.vset->current();
+  uint64_t bytes = 0;
+  for (int level = 0; level < v->level_count(); ++level) bytes += v->level_bytes(level);
+  CHECK(bytes == 0);
+  CHECK(data.file_size > 300 * 1000);
+  f.check_reads(f.seq);
+}
+
+TEST_CASE("a level of ordinary entries is scored by its bytes", "[compaction]") {
+  Fixture f;
+  std::vector<Write> rows;
+  for (int k = 0; k < 40; ++k) rows.push_back({key_of(k), ValueKind::Value, std::string(100, 'v')});
+  f.flush(rows, 1);
+  f.flush(rows, 2);
+  auto v = f.vset->current();
+  // Entries of one size: each table is at the average, so nothing is added.
+  CHECK(v->compensated_bytes(1) <= v->level_bytes(1) + 1);
+  CHECK(v->compensated_bytes(2) <= v->level_bytes(2) + 1);
+  CHECK(level_score(*v, f.options, 1) < 1);
+  CHECK(pick_compaction(*f.vset) == nullptr);
+}
+
 TEST_CASE("outputs split by size, never between versions of a key", "[compaction]") {
   Fixture f([](Options* o) {
     o->target_file_size = 2048;

@@ -537,3 +537,52 @@ TEST_CASE("write stalls bound memory when background work falls behind", "[tree]
   CHECK(st.compactions > 0);
   require_ok(tree.close());
 }
+
+TEST_CASE("deleting every row gives its space back through background compaction",
+          "[tree][compaction]") {
+  auto p = new_platform();
+  Options o;
+  o.path = "db";
+  o.platform = p;
+  o.memtable_size = 32 * 1024;
+  o.level_count = 4;
+  o.l0_compaction_trigger = 2;
+  o.target_file_size = 64 * 1024;
+  o.level_base_bytes = 64 * 1024;
+  o.level_multiplier = 4;
+  o.compression = Compression::None;
+  Tree tree = open_or_fail(TreeBuilder().with_options(o));
+  auto table_bytes = [&] {
+    const TreeStats st = tree.stats();
+    uint64_t bytes = 0;
+    for (int l = 0; l < o.level_count; ++l) bytes += st.bytes_per_level[l];
+    return bytes;
+  };
+  auto settle = [&] {
+    require_ok(tree.flush().wait());
+    p->queue_executor()->run_all();  // every flush and compaction the tree schedules
+  };
+  constexpr int kRows = 3000;
+  for (int i = 0; i < kRows; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("row" + std::to_string(100000 + i), std::string(1000, 'a' + i % 26)));
+    require_ok(tx.commit().wait());
+  }
+  settle();
+  const uint64_t full = table_bytes();
+  REQUIRE(full >= kRows * 1000);
+  for (int i = 0; i < kRows; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.del("row" + std::to_string(100000 + i)));
+    require_ok(tx.commit().wait());
+  }
+  settle();
+  // The tombstones (about 45 KiB, under L1's 64 KiB target in bytes) were pushed down to the
+  // rows they hide, and both were dropped: no manual compaction was asked for.
+  INFO("table bytes: " << full << " before the deletes, " << table_bytes() << " after");
+  CHECK(table_bytes() < full / 10);
+  CHECK(tree.stats().table_entries < kRows / 10);
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK_FALSE(get_or_fail(r, "row100000").has_value());
+  require_ok(tree.close());
+}

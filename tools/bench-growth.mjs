@@ -9,7 +9,8 @@
 //
 // tools/bench.sh --growth builds skv_bench and runs this. Batch phases move at most 100,000 rows
 // at every N, and each 100-row scan runs 500 times, so the run's length grows with N only
-// through the single-row phases.
+// through the single-row phases. After the last phase each engine pauses 30 s with its database
+// open (--settle-seconds), so "disk at rest" shows the space its background compaction gave back.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,8 +62,8 @@ try {
     const json = path.join(work, `n${n}.json`);
     const args = ['--n', String(n), '--engines', opts.engines, '--cache-mib', String(opts.cacheMib),
                   '--rounds', String(opts.rounds), '--batch-rows', String(Math.min(n, 100000)),
-                  '--scan-repeats', '500', '--count-repeats', '1', '--dir', path.join(work, 'db'),
-                  '--json', json, ...opts.extra];
+                  '--scan-repeats', '500', '--count-repeats', '1', '--settle-seconds', '30',
+                  '--dir', path.join(work, 'db'), '--json', json, ...opts.extra];
     console.error(`[growth] N = ${n.toLocaleString('en-US')}: ${opts.bench} ${args.join(' ')}`);
     const r = spawnSync(opts.bench, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.error) throw r.error;
@@ -92,8 +93,8 @@ for (const name of engines) {
   out(`${name}: operations per second, and memory (MiB) and disk (MiB).`);
   out();
   out(`| N | ${PHASES.map(([, label]) => label).join(' | ')} | RSS after read | RSS at rest | ` +
-      'peak RSS | disk at end |');
-  out(`| ---: | ${PHASES.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: |`);
+      'peak RSS | disk at end | disk at rest |');
+  out(`| ---: | ${PHASES.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: | ---: |`);
   for (const { n, report } of reports) {
     const e = report.engines.find((x) => x.name === name);
     if (!e || e.error) {
@@ -105,7 +106,7 @@ for (const name of engines) {
     out(`| ${n.toLocaleString('en-US')} | ` +
         `${PHASES.map(([id]) => num(phase(id)?.ops_per_second)).join(' | ')} | ` +
         `${mib(phase('read')?.rss_after)} | ${mib(e.memory.rss_rest)} | ${mib(e.memory.rss_peak)} | ` +
-        `${mib(last?.disk_after)} |`);
+        `${mib(last?.disk_after)} | ${mib(e.memory.disk_rest)} |`);
   }
 }
 if (reports.length > 1) {

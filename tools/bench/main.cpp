@@ -265,7 +265,8 @@ struct Sink {
   std::function<void(const std::string&, const std::string&)> engine;  // name, durability
   std::function<void(const PhaseResult&)> phase;
   std::function<void(const std::string&)> counters;
-  std::function<void(uint64_t, uint64_t, uint64_t, uint64_t)> memory;  // open, rest, trimmed, peak
+  // RSS open, rest, trimmed, peak; the directory's bytes at rest
+  std::function<void(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t)> memory;
 };
 
 void run_engine(const RunConfig& config, const std::string& key, const Sink& sink) {
@@ -337,12 +338,14 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
   std::this_thread::sleep_for(std::chrono::duration<double>(config.settle_seconds));
   sink.counters(engine->counters());
   const uint64_t rss_rest = proc_status_bytes("VmRSS");
+  // After the settle pause, still open: background compaction has had that long to free space.
+  const uint64_t disk_rest = dir_size(dir).allocated;
   // The client threads' malloc arenas keep freed memory (the harness's batches, the engine's
   // garbage); trimming shows what is still in use.
   malloc_trim(0);
   // The kernel updates VmHWM lazily, so it can trail a reading of VmRSS taken earlier.
   sink.memory(rss_open, rss_rest, proc_status_bytes("VmRSS"),
-              std::max(proc_status_bytes("VmHWM"), std::max(rss_rest, max_rss)));
+              std::max(proc_status_bytes("VmHWM"), std::max(rss_rest, max_rss)), disk_rest);
   engine->close();
   engine.reset();
   if (!config.keep) std::filesystem::remove_all(dir);
@@ -407,6 +410,7 @@ void parse_line(const std::string& line, EngineRun& run) {
     run.rss_rest = num(2);
     run.rss_trimmed = num(3);
     run.rss_peak = num(4);
+    run.disk_rest = num(5);
   } else if (f[0] == "counters" && f.size() >= 2) {
     run.counters = f[1];
   } else if (f[0] == "error" && f.size() >= 2) {
@@ -435,9 +439,10 @@ Sink line_sink(const std::function<void(const std::string&)>& out) {
   s.counters = [out](const std::string& text) {
     if (!text.empty()) out("counters\t" + clean(text));
   };
-  s.memory = [out](uint64_t open, uint64_t rest, uint64_t trimmed, uint64_t peak) {
+  s.memory = [out](uint64_t open, uint64_t rest, uint64_t trimmed, uint64_t peak,
+                   uint64_t disk_rest) {
     out("memory\t" + std::to_string(open) + "\t" + std::to_string(rest) + "\t" +
-        std::to_string(trimmed) + "\t" + std::to_string(peak));
+        std::to_string(trimmed) + "\t" + std::to_string(peak) + "\t" + std::to_string(disk_rest));
   };
   return s;
 }

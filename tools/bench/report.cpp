@@ -122,18 +122,20 @@ EngineRun combine_rounds(const std::vector<EngineRun>& rounds) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::vector<uint64_t> open, rest, trimmed, peak;
+  std::vector<uint64_t> open, rest, trimmed, peak, disk_rest;
   for (const EngineRun& r : rounds) {
     if (out.error.empty() && !r.error.empty()) out.error = r.error;
     open.push_back(r.rss_open);
     rest.push_back(r.rss_rest);
     trimmed.push_back(r.rss_trimmed);
     peak.push_back(r.rss_peak);
+    disk_rest.push_back(r.disk_rest);
   }
   out.rss_open = median(open);
   out.rss_rest = median(rest);
   out.rss_trimmed = median(trimmed);
   out.rss_peak = median(peak);
+  out.disk_rest = median(disk_rest);
   for (PhaseResult& p : out.phases) {
     std::vector<const PhaseResult*> all;
     for (const EngineRun& r : rounds) {
@@ -378,19 +380,21 @@ void render_amplification(std::ostringstream& o, const RunConfig& config,
 
 void render_memory(std::ostringstream& o, const std::vector<EngineRun>& runs) {
   o << "\nMemory (resident set of the process that ran the engine, one process per engine) "
-       "and disk.\n\n";
+       "and disk (the database directory: at end right after the last phase, at rest after the "
+       "settle pause, still open).\n\n";
   o << "| engine | RSS after open | RSS after read (N rows) | RSS at rest (end) | at rest, trimmed "
        "| peak RSS | "
        "disk after create | "
-       "disk at end |\n";
-  o << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+       "disk at end | disk at rest |\n";
+  o << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const EngineRun& r : runs) {
     const PhaseResult* created = find_phase(r, "create");
     const PhaseResult* read = find_phase(r, "read");
     o << "| " << r.name << " | " << mib(r.rss_open) << " | " << (read ? mib(read->rss_after) : "-")
       << " | " << mib(r.rss_rest) << " | " << mib(r.rss_trimmed) << " | " << mib(r.rss_peak)
       << " | " << (created ? mib(created->disk_after) : "-") << " | "
-      << (r.phases.empty() ? "-" : mib(r.phases.back().disk_after)) << " |\n";
+      << (r.phases.empty() ? "-" : mib(r.phases.back().disk_after)) << " | " << mib(r.disk_rest)
+      << " |\n";
   }
 }
 
@@ -493,7 +497,7 @@ std::string render_json(const RunConfig& config, const Machine& machine,
       << ", \"counters\": " << json_string(r.counters)
       << ",\n     \"memory\": {\"rss_open\": " << r.rss_open << ", \"rss_rest\": " << r.rss_rest
       << ", \"rss_trimmed\": " << r.rss_trimmed << ", \"rss_peak\": " << r.rss_peak
-      << "},\n     \"phases\": [";
+      << ", \"disk_rest\": " << r.disk_rest << "},\n     \"phases\": [";
     for (size_t i = 0; i < r.phases.size(); ++i) {
       const PhaseResult& p = r.phases[i];
       o << (i ? "," : "") << "\n      {\"id\": " << json_string(p.id) << ", \"ops\": " << p.ops

@@ -49,6 +49,7 @@ struct EngineRun {
   uint64_t rss_rest = 0;     // after the last phase and the settle pause, database still open
   uint64_t rss_trimmed = 0;  // the same after malloc_trim(0) gave free heap back to the OS
   uint64_t rss_peak = 0;     // VmHWM over the whole run
+  uint64_t disk_rest = 0;    // the database directory after the settle pause, still open
 };
 
 struct Machine {

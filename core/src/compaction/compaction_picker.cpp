@@ -91,7 +91,7 @@ double level_score(const Version& v, const Options& options, int level) {
     return static_cast<double>(v.num_files(0)) /
            static_cast<double>(std::max(options.l0_compaction_trigger, 1));
   }
-  return static_cast<double>(v.level_bytes(level)) /
+  return static_cast<double>(v.compensated_bytes(level)) /
          static_cast<double>(level_target_bytes(options, level));
 }
 

@@ -2,8 +2,12 @@
 //
 // Each level but the last gets a score: L0 by file count (files / l0_compaction_trigger, since
 // every L0 file may have to be read on a lookup), deeper levels by size (bytes / target, where
-// target(L1) = level_base_bytes and each deeper level is level_multiplier times larger). The level
-// with the highest score >= 1 is compacted into the next one:
+// target(L1) = level_base_bytes and each deeper level is level_multiplier times larger). The size
+// is compensated (Version::compensated_bytes): a table counts at least its entries times the
+// tree's average entry size, so tombstones, which are small, still push their level down until
+// they meet the data they hide and both are dropped; without it a level of tombstones stays under
+// its target and the space they should free stays taken. The level with the highest score >= 1
+// is compacted into the next one:
 //   - L0: every L0 file, plus the L1 files overlapping their combined key range;
 //   - Ln: one file, chosen round robin (the first after the level's compact pointer), plus the
 //     Ln+1 files overlapping it.

@@ -20,10 +20,29 @@ Version::Version(std::shared_ptr<TableCache> table_cache,
                  std::vector<std::vector<FileMetaPtr>> files, std::vector<VlogFileMeta> vlog_files)
     : table_cache_(std::move(table_cache)), files_(std::move(files)) {
   level_bytes_.reserve(files_.size());
+  uint64_t total_bytes = 0, total_entries = 0;
   for (const auto& level : files_) {
     uint64_t bytes = 0;
-    for (const auto& f : level) bytes += f->file_size;
+    for (const auto& f : level) {
+      bytes += f->file_size;
+      total_entries += f->num_entries;
+    }
     level_bytes_.push_back(bytes);
+    total_bytes += bytes;
+  }
+  // A table counts at least its entries times the average entry of the whole tree, so a level of
+  // tombstones weighs what the data they hide weighs (compaction_picker.h).
+  const double average =
+      total_entries == 0 ? 0.0
+                         : static_cast<double>(total_bytes) / static_cast<double>(total_entries);
+  compensated_bytes_.reserve(files_.size());
+  for (const auto& level : files_) {
+    double bytes = 0;
+    for (const auto& f : level) {
+      bytes += std::max(static_cast<double>(f->file_size),
+                        static_cast<double>(f->num_entries) * average);
+    }
+    compensated_bytes_.push_back(static_cast<uint64_t>(bytes));
   }
   std::sort(vlog_files.begin(), vlog_files.end(),
             [](const VlogFileMeta& a, const VlogFileMeta& b) { return a.number < b.number; });

@@ -64,6 +64,10 @@ class Version : public std::enable_shared_from_this<Version> {
   const std::vector<FileMetaPtr>& files(int level) const { return files_[level]; }
   int num_files(int level) const { return static_cast<int>(files_[level].size()); }
   uint64_t level_bytes(int level) const { return level_bytes_[level]; }
+  // The level's bytes with each table counted at least as its entries times the average entry
+  // size over every table of this version: a table of small entries (tombstones above all) weighs
+  // as much as the data it may hide. The compaction picker scores levels by it.
+  uint64_t compensated_bytes(int level) const { return compensated_bytes_[level]; }
   // Total number of files over all levels.
   int total_files() const;
 
@@ -108,6 +112,7 @@ class Version : public std::enable_shared_from_this<Version> {
   const std::shared_ptr<TableCache> table_cache_;
   const std::vector<std::vector<FileMetaPtr>> files_;
   std::vector<uint64_t> level_bytes_;
+  std::vector<uint64_t> compensated_bytes_;
   std::vector<VlogUsage> vlogs_;
   std::string vlog_inconsistency_;
 };
