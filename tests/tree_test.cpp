@@ -290,6 +290,12 @@ TEST_CASE("bad options are refused by name", "[tree][errors]") {
   CHECK(builder(p).with_memtable_size(0).build().status().code() == Code::InvalidArgument);
   CHECK(builder(p).with_level_count(1).build().status().code() == Code::InvalidArgument);
   CHECK(builder(p).with_block_size(0).build().status().code() == Code::InvalidArgument);
+  const Status bad_flush =
+      builder(p).with_flush_compression(static_cast<Compression>(7)).build().status();
+  CHECK(bad_flush.code() == Code::InvalidArgument);
+  CHECK(bad_flush.message().find("flush_compression") != std::string::npos);
+  CHECK(builder(p).with_compression(static_cast<Compression>(2)).build().status().code() ==
+        Code::InvalidArgument);
   CHECK(TreeBuilder().with_platform(p).build().status().code() == Code::InvalidArgument);
   CHECK(builder(p).with_create_if_missing(false).build().status().code() == Code::NotFound);
 }
@@ -584,5 +590,38 @@ TEST_CASE("deleting every row gives its space back through background compaction
   CHECK(tree.stats().table_entries < kRows / 10);
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
   CHECK_FALSE(get_or_fail(r, "row100000").has_value());
+  require_ok(tree.close());
+}
+
+TEST_CASE("flushes write L0 uncompressed unless asked, and compactions compress",
+          "[tree][compaction]") {
+  const bool compress_flushes = GENERATE(false, true);
+  auto p = new_platform();
+  TreeBuilder b = builder(p);
+  if (compress_flushes) b.with_flush_compression(Compression::Zstd);
+  Tree tree = open_or_fail(b);
+  // 2,000 rows of 1,000 bytes that compress about 20 to 1.
+  for (int i = 0; i < 2000; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    std::string value(1000, 'a' + i % 26);
+    for (size_t j = 0; j < value.size(); j += 50) value[j] = static_cast<char>('0' + j / 50 % 10);
+    require_ok(tx.set("row" + std::to_string(100000 + i), value));
+    require_ok(tx.commit().wait());
+  }
+  require_ok(tree.flush().wait());
+  const uint64_t l0 = tree.stats().bytes_per_level[0];
+  INFO("L0 bytes: " << l0);
+  if (compress_flushes) {
+    CHECK(l0 < 500 * 1000);
+  } else {
+    CHECK(l0 > 2000 * 1000);
+  }
+  require_ok(tree.compact_all());
+  uint64_t total = 0;
+  for (uint64_t bytes : tree.stats().bytes_per_level) total += bytes;
+  CHECK(tree.stats().bytes_per_level[0] == 0);
+  CHECK(total < 500 * 1000);  // compaction outputs are compressed either way
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "row101999").has_value());
   require_ok(tree.close());
 }

@@ -115,8 +115,14 @@ struct Options {
   int block_restart_interval = 16;
   // Hard capacity of the block cache, in bytes (0 disables the cache).
   size_t block_cache_capacity = 64 * 1024 * 1024;
+  // Compression of the tables compactions write (L1 and deeper), block by block (docs/sstable.md).
   Compression compression = Compression::Zstd;
   int zstd_level = 1;
+  // Compression of the tables a flush writes into L0. None by default: a flush then only copies
+  // the memtable out, which keeps it short and its CPU off the two cores writers share, and reads
+  // of recent data skip decompression; L0 holds a few memtables' worth, and the first compaction
+  // compresses them (docs/compaction.md, "Compression by level").
+  Compression flush_compression = Compression::None;
   // Bloom filter bits per key (0 disables filters).
   int bloom_bits_per_key = 10;
 

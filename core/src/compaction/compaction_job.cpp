@@ -453,7 +453,12 @@ Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx
   VlogPolicy policy;
   if (ctx.options->enable_vlog) policy.separate_threshold = ctx.options->vlog_value_threshold;
   SortedRunOutput run;
-  SKV_RETURN_IF_ERROR(write_sorted_run(memtable_iter, ctx, version, 0,
+  // The same job as a compaction's, with the flush's own compression.
+  Options flush_options = *ctx.options;
+  flush_options.compression = ctx.options->flush_compression;
+  JobContext flush_ctx = ctx;
+  flush_ctx.options = &flush_options;
+  SKV_RETURN_IF_ERROR(write_sorted_run(memtable_iter, flush_ctx, version, 0,
                                        std::numeric_limits<uint64_t>::max(), &run, policy));
   if (!run.files.empty()) *out = std::move(run.files.front());
   if (vlog_files != nullptr) *vlog_files = std::move(run.vlog_files);

@@ -60,6 +60,14 @@ Status check_options(const Options& o) {
   if (o.max_immutable_memtables < 1) {
     return Status::invalid_argument("options: max_immutable_memtables must be at least 1");
   }
+  for (Compression c : {o.compression, o.flush_compression}) {
+    if (c != Compression::None && c != Compression::Zstd) {
+      return Status::invalid_argument(
+          "options: compression and flush_compression must be None or "
+          "Zstd, not " +
+          std::to_string(static_cast<int>(c)));
+    }
+  }
   if (o.zstd_level < 1 || o.zstd_level > 19) {
     return Status::invalid_argument("options: zstd_level must be between 1 and 19");
   }
