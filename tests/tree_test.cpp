@@ -515,17 +515,23 @@ TEST_CASE("a long backward scan visits every key, across overwritten versions", 
   CHECK(m == model.rend());
 }
 
-TEST_CASE("write stalls bound memory when background work falls behind", "[tree][stall]") {
-  auto p = new_platform();
+// A tree small enough that a few thousand rows flush and compact several times.
+Options small_tree(const std::shared_ptr<MemoryPlatform>& p, size_t memtable_size) {
   Options o;
   o.path = "db";
   o.platform = p;
-  o.memtable_size = 8 * 1024;
-  o.max_immutable_memtables = 1;
+  o.memtable_size = memtable_size;
   o.l0_compaction_trigger = 2;
-  o.l0_stop_writes_trigger = 4;
-  o.target_file_size = 64 * 1024;
+  o.target_file_size = 64 * 1024;  // the smallest allowed
   o.level_base_bytes = 64 * 1024;
+  return o;
+}
+
+TEST_CASE("write stalls bound memory when background work falls behind", "[tree][stall]") {
+  auto p = new_platform();
+  Options o = small_tree(p, 8 * 1024);
+  o.max_immutable_memtables = 1;
+  o.l0_stop_writes_trigger = 4;
   Tree tree = open_or_fail(TreeBuilder().with_options(o));
   // Nobody runs the executor here: only the stalls make background work happen.
   for (int i = 0; i < 3000; ++i) {
@@ -547,14 +553,8 @@ TEST_CASE("write stalls bound memory when background work falls behind", "[tree]
 TEST_CASE("deleting every row gives its space back through background compaction",
           "[tree][compaction]") {
   auto p = new_platform();
-  Options o;
-  o.path = "db";
-  o.platform = p;
-  o.memtable_size = 32 * 1024;
+  Options o = small_tree(p, 32 * 1024);
   o.level_count = 4;
-  o.l0_compaction_trigger = 2;
-  o.target_file_size = 64 * 1024;
-  o.level_base_bytes = 64 * 1024;
   o.level_multiplier = 4;
   o.compression = Compression::None;
   Tree tree = open_or_fail(TreeBuilder().with_options(o));
