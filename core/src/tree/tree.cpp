@@ -84,13 +84,12 @@ TreeBuilder& TreeBuilder::with_block_cache_capacity(size_t bytes) {
   options_.block_cache_capacity = bytes;
   return *this;
 }
-TreeBuilder& TreeBuilder::with_flush_compression(Compression compression) {
-  options_.flush_compression = compression;
-  return *this;
-}
-
 TreeBuilder& TreeBuilder::with_compression(Compression compression) {
   options_.compression = compression;
+  return *this;
+}
+TreeBuilder& TreeBuilder::with_flush_compression(Compression compression) {
+  options_.flush_compression = compression;
   return *this;
 }
 TreeBuilder& TreeBuilder::with_bloom_bits_per_key(int bits) {

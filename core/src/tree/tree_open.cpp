@@ -63,8 +63,7 @@ Status check_options(const Options& o) {
   for (Compression c : {o.compression, o.flush_compression}) {
     if (c != Compression::None && c != Compression::Zstd) {
       return Status::invalid_argument(
-          "options: compression and flush_compression must be None or "
-          "Zstd, not " +
+          "options: compression and flush_compression must be None or Zstd, not " +
           std::to_string(static_cast<int>(c)));
     }
   }
