@@ -327,7 +327,8 @@ TEST_CASE("properties describe the table and zstd shrinks it", "[table]") {
   CHECK(h->file_number == kNumber);
 }
 
-TEST_CASE("block cache: hits avoid reads and fill_cache=false leaves it untouched", "[table]") {
+TEST_CASE("block cache: hits avoid reads, fill_cache=false leaves it untouched, scan_pool shares",
+          "[table]") {
   std::mt19937_64 rng(6100);
   const Model m = make_model(rng, 200, false);
   TableOptions opts;
@@ -354,9 +355,25 @@ TEST_CASE("block cache: hits avoid reads and fill_cache=false leaves it untouche
   const int blocks = raw->reads - after_open;
   CHECK(static_cast<uint64_t>(blocks) == table->properties().data_blocks);
 
-  scan({});
+  // A sweep with scan_pool puts its blocks in the cache's scan pool (the table fits in its
+  // quarter of the cache), and a second such sweep reads nothing from the file.
+  TableReadOptions sweep;
+  sweep.fill_cache = false;
+  sweep.scan_pool = true;
+  scan(sweep);
   CHECK(cache.usage() > 0);
-  const int before = raw->reads;
+  CHECK(cache.low_usage() == cache.usage());
+  int before = raw->reads;
+  scan(sweep);
+  CHECK(raw->reads == before);
+  CHECK(cache.low_usage() == cache.usage());
+
+  // An ordinary scan finds the same blocks and promotes them out of the pool.
+  scan({});
+  CHECK(raw->reads == before);
+  CHECK(cache.usage() > 0);
+  CHECK(cache.low_usage() == 0);
+  before = raw->reads;
   scan({});
   CHECK(raw->reads == before);  // every block came from the cache
   cache.erase_file(kNumber);

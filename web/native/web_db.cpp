@@ -758,6 +758,7 @@ val WebDb::stats() {
     out.set("compactionSteps", static_cast<double>(t.compaction_steps));
     out.set("stalls", static_cast<double>(t.stalls));
     out.set("blockCacheBytes", static_cast<double>(t.block_cache_usage));
+    out.set("blockCacheScanBytes", static_cast<double>(t.block_cache_scan_usage));
     out.set("commits", static_cast<double>(t.commits));
     out.set("commitGroups", static_cast<double>(t.commit_groups));
     out.set("walSyncs", static_cast<double>(t.wal_syncs));

@@ -297,6 +297,8 @@ export interface Stats {
   compactionSteps: number;
   stalls: number;
   blockCacheBytes: number;
+  /** The part of `blockCacheBytes` held by blocks counts read (at most a quarter of the cache). */
+  blockCacheScanBytes: number;
   /** Commits written to the WAL since open. */
   commits: number;
   /** WAL writes that carried them (group commit: at most `commits`). */

@@ -56,14 +56,15 @@ struct TreeStats {
   int files_per_level[16] = {};  // SSTables per level (L0 first)
   uint64_t bytes_per_level[16] = {};
   int level_count = 0;
-  uint64_t flushes = 0;            // memtable flushes completed since open
-  uint64_t compactions = 0;        // compactions completed since open
-  uint64_t compaction_steps = 0;   // steps they ran in (> compactions when run in steps)
-  uint64_t stalls = 0;             // commits that waited for background work
-  uint64_t block_cache_usage = 0;  // bytes held by the block cache
-  uint64_t commits = 0;            // commits written to the WAL since open
-  uint64_t commit_groups = 0;      // WAL writes that carried them (group commit: <= commits)
-  uint64_t wal_syncs = 0;          // WAL syncs issued for Immediate commits
+  uint64_t flushes = 0;                 // memtable flushes completed since open
+  uint64_t compactions = 0;             // compactions completed since open
+  uint64_t compaction_steps = 0;        // steps they ran in (> compactions when run in steps)
+  uint64_t stalls = 0;                  // commits that waited for background work
+  uint64_t block_cache_usage = 0;       // bytes held by the block cache
+  uint64_t block_cache_scan_usage = 0;  // of which counts' blocks (a quarter at most)
+  uint64_t commits = 0;                 // commits written to the WAL since open
+  uint64_t commit_groups = 0;           // WAL writes that carried them (group commit: <= commits)
+  uint64_t wal_syncs = 0;               // WAL syncs issued for Immediate commits
   // The value log (docs/vlog.md), as the current version records it.
   uint64_t vlog_files = 0;           // value log files the tree points into
   uint64_t vlog_bytes = 0;           // their size

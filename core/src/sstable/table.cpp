@@ -89,15 +89,37 @@ struct Table::Rep {
   const std::string& name() const { return file->name(); }
 
   // Reads, checks and decodes the block at `h`. Checks the handle against the data region.
-  Result<std::shared_ptr<const Block>> load_data_block(const BlockHandle& h,
-                                                       bool fill_cache) const {
+  // The block cache is used as TableReadOptions::fill_cache and scan_pool say.
+  Result<std::shared_ptr<const Block>> load_data_block(const BlockHandle& h, bool fill_cache,
+                                                       bool scan_pool) const {
     if (!handle_within(h, trailer, kFileHeaderSize, data_end)) {
       return table_corruption(name(), "data block handle out of range", h.offset);
     }
-    if (cache != nullptr) {
-      std::shared_ptr<const void> hit = cache->lookup(file_number, h.offset);
-      if (hit != nullptr) return std::static_pointer_cast<const Block>(hit);
+    if (cache == nullptr) return read_data_block(h);
+    const BlockCache::Priority priority =
+        fill_cache ? BlockCache::Priority::High : BlockCache::Priority::Low;
+    // A hit needs no reader (read_through would look it up the same way).
+    if (std::shared_ptr<const void> hit = cache->lookup(file_number, h.offset, priority)) {
+      return std::static_pointer_cast<const Block>(hit);
     }
+    Status failed;
+    std::shared_ptr<const void> block =
+        cache->read_through(file_number, h.offset, priority, fill_cache || scan_pool,
+                            [&](size_t* charge) -> std::shared_ptr<const void> {
+                              Result<std::shared_ptr<const Block>> b = read_data_block(h);
+                              if (!b.ok()) {
+                                failed = b.status();
+                                return nullptr;
+                              }
+                              *charge = (*b)->size();
+                              return *b;
+                            });
+    if (block == nullptr) return failed;
+    return std::static_pointer_cast<const Block>(block);
+  }
+
+  // Reads, checks and decodes the block at `h`, without the cache.
+  Result<std::shared_ptr<const Block>> read_data_block(const BlockHandle& h) const {
     // A block never enters the cache unless it passed its checks, so only a miss can be one
     // that failed before.
     Status known = corrupt_blocks.find(h.offset);
@@ -109,13 +131,7 @@ struct Table::Rep {
     }
     Result<std::shared_ptr<const Block>> block =
         Block::create(std::move(contents).value(), name(), h.offset);
-    if (!block.ok()) {
-      corrupt_blocks.note(h.offset, block.status());
-      return block.status();
-    }
-    if (cache != nullptr && fill_cache) {
-      cache->insert(file_number, h.offset, *block, (*block)->size());
-    }
+    if (!block.ok()) corrupt_blocks.note(h.offset, block.status());
     return block;
   }
 
@@ -246,11 +262,11 @@ Result<std::shared_ptr<Table>> Table::open(std::unique_ptr<ObjectReader> file, u
 
 std::unique_ptr<InternalIterator> Table::new_iterator(const TableReadOptions& options) const {
   std::shared_ptr<const Table> self = shared_from_this();
-  const bool fill_cache = options.fill_cache;
-  DataBlockLoader loader =
-      [self, fill_cache](const BlockHandle& h) -> Result<std::unique_ptr<BlockIterator>> {
+  const bool fill_cache = options.fill_cache, scan_pool = options.scan_pool;
+  DataBlockLoader loader = [self, fill_cache, scan_pool](
+                               const BlockHandle& h) -> Result<std::unique_ptr<BlockIterator>> {
     SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                         self->rep_->load_data_block(h, fill_cache));
+                         self->rep_->load_data_block(h, fill_cache, scan_pool));
     return std::make_unique<BlockIterator>(std::move(block), self->rep_->name(), h.offset);
   };
   return new_two_level_iterator(rep_->new_index_iterator(), std::move(loader), rep_->name());
@@ -270,7 +286,7 @@ Status Table::get(std::string_view user_key, SequenceNumber snapshot, GetResult*
       return table_corruption(n, "bad block handle in index block", rep_->footer.index.offset);
     }
     SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                         rep_->load_data_block(h, /*fill_cache=*/true));
+                         rep_->load_data_block(h, /*fill_cache=*/true, /*scan_pool=*/false));
     BlockIterator data(std::move(block), n, h.offset);
     data.seek(target);
     SKV_RETURN_IF_ERROR(data.status());

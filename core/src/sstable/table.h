@@ -28,6 +28,11 @@ class CipherSource;
 struct TableReadOptions {
   bool verify_checksums = true;  // always true today; kept for tools
   bool fill_cache = true;        // compaction reads pass false
+  // With !fill_cache: the blocks read still enter the cache, in its scan pool
+  // (BlockCache::Priority::Low), and hits there are not promoted. Concurrent sweeps then share
+  // the blocks one of them decoded, without taking the cache from point reads. Counts pass it;
+  // compaction does not (its inputs are about to be deleted).
+  bool scan_pool = false;
 };
 
 class Table : public std::enable_shared_from_this<Table> {

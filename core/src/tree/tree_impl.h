@@ -99,8 +99,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
              bool* found) override;
   Future<Result<std::optional<std::string>>> get_async(std::string key,
                                                        SequenceNumber snapshot) override;
-  // A count or other one-off sweep passes !fill_cache, so it does not evict the blocks point
-  // reads keep hot.
+  // A count or other one-off sweep passes !fill_cache: its blocks go to the block cache's scan
+  // pool, so it evicts at most a quarter of the blocks point reads keep hot.
   Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot, std::string lower,
                                                      std::string upper, bool keys_only,
                                                      bool fill_cache) override;

@@ -517,6 +517,7 @@ TreeStats TreeImpl::stats() {
   st.compaction_steps = compaction_steps_;
   st.stalls = stalls_;
   st.block_cache_usage = block_cache_ ? block_cache_->usage() : 0;
+  st.block_cache_scan_usage = block_cache_ ? block_cache_->low_usage() : 0;
   for (const auto& u : v->vlog_files()) {
     ++st.vlog_files;
     st.vlog_bytes += u.meta.file_size;

@@ -147,6 +147,7 @@ std::unique_ptr<InternalIterator> TreeImpl::merged_input(const ReadView& v, bool
   for (const auto& imm : v.imms) children.push_back(imm->new_iterator());
   TableReadOptions read_options;
   read_options.fill_cache = fill_cache;
+  read_options.scan_pool = !fill_cache;  // concurrent counts share what one of them decoded
   v.version->add_iterators(read_options, &children);
   return new_merging_iterator(std::move(children));
 }

@@ -50,7 +50,8 @@ class TransactionHost {
                                                                SequenceNumber snapshot) = 0;
 
   // An iterator over the tree at `snapshot`, user keys in [lower, upper) (empty bounds are
-  // open). Without `fill_cache` the blocks it reads are not added to the block cache.
+  // open). Without `fill_cache` the blocks it reads go only to the block cache's scan pool
+  // (BlockCache::Priority::Low).
   virtual Result<std::unique_ptr<UserIterator>> new_iterator(SequenceNumber snapshot,
                                                              std::string lower, std::string upper,
                                                              bool keys_only, bool fill_cache) = 0;
