@@ -1,7 +1,8 @@
 // skv-test-modules: commit
 // skv-test-wasm: off
 // The commit pipeline under concurrent committers (inline leaders), on the fake env: every commit
-// gets a unique sequence number, batches are applied in sequence order, groups share writes.
+// gets a unique sequence number, batches are applied in sequence order, groups share writes, and
+// a committing thread that leads hands over after its turn.
 
 #include <catch2/catch.hpp>
 
@@ -39,5 +40,48 @@ TEST_CASE("concurrent committers: unique sequence numbers, groups share writes",
   const CommitCounters c = p.counters();
   CHECK(c.commits == kThreads * kEach);
   CHECK(c.groups <= c.commits);
+  p.close();
+}
+
+TEST_CASE("a committing thread leads for a bounded turn while the queue never empties",
+          "[commit]") {
+  // Eight threads and a WAL write that takes a while: the threads a group completes queue again
+  // while the next group is written, so the queue is never empty. Without a bound on the turn,
+  // the first thread to lead would stay in its commit() call for most of the run.
+  FakeEnv env;
+  env.wal_delay = std::chrono::microseconds(100);
+  // Turns of 1 ms: at most ten groups of at most eight commits each.
+  CommitPipeline p(&env, /*deferred=*/false, std::chrono::milliseconds(1));
+  constexpr int kThreads = 8, kEach = 150;
+  auto applied = [&] {
+    std::lock_guard<std::mutex> l(env.mu);
+    return env.applied.size();
+  };
+  std::atomic<size_t> longest{0};  // commits applied during one commit() call, at most
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        const std::string key = "t" + std::to_string(t) + "/" + std::to_string(i);
+        const size_t before = applied();
+        CommitFuture f = p.commit(batch_of({key}), 0, true, false);
+        const size_t during = applied() - before;
+        size_t seen = longest.load();
+        while (during > seen && !longest.compare_exchange_weak(seen, during)) {
+        }
+        if (!f.wait().ok()) failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(failures.load() == 0);
+  CHECK(p.visible().load() == kThreads * kEach);
+  std::vector<SequenceNumber> order = env.applied;
+  REQUIRE(order.size() == static_cast<size_t>(kThreads * kEach));
+  for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i + 1);
+  // A turn (and the group its successor waits for) is far below the 1,200 commits of the run.
+  INFO("longest commit() call: " << longest.load() << " commits applied during it");
+  CHECK(longest.load() <= 200);
   p.close();
 }

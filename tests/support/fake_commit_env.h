@@ -8,12 +8,14 @@
 #ifndef SKV_TESTS_SUPPORT_FAKE_COMMIT_ENV_H_
 #define SKV_TESTS_SUPPORT_FAKE_COMMIT_ENV_H_
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commit/commit_pipeline.h"
@@ -43,6 +45,7 @@ class FakeEnv final : public commit::CommitEnv {
     return Status();
   }
   Status write_wal(const std::vector<std::string_view>& records, bool sync) override {
+    if (wal_delay.count() > 0) std::this_thread::sleep_for(wal_delay);  // a slow disk
     std::lock_guard<std::mutex> l(mu);
     events.push_back("wal " + std::to_string(records.size()) + (sync ? " sync" : ""));
     group_sizes.push_back(records.size());
@@ -84,7 +87,8 @@ class FakeEnv final : public commit::CommitEnv {
 
   std::mutex mu;
   Status sticky, wal_error, lookup_error;
-  uint64_t clock = 1000;  // what now_nanos() answers
+  uint64_t clock = 1000;                   // what now_nanos() answers
+  std::chrono::microseconds wal_delay{0};  // how long each write_wal() takes (set before use)
   std::map<std::string, SequenceNumber> committed;
   std::vector<std::string> events;
   std::vector<size_t> group_sizes;

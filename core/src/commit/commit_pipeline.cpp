@@ -45,7 +45,8 @@ struct CommitPipeline::Request {
   }
 };
 
-CommitPipeline::CommitPipeline(CommitEnv* env, bool deferred) : env_(env), deferred_(deferred) {}
+CommitPipeline::CommitPipeline(CommitEnv* env, bool deferred, std::chrono::nanoseconds leader_turn)
+    : env_(env), deferred_(deferred), leader_turn_(leader_turn) {}
 
 CommitPipeline::~CommitPipeline() = default;
 
@@ -96,7 +97,7 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
   req->batch = std::move(batch);
   req->record = req->batch.encoded();
   req->sync = sync;
-  bool lead = false;
+  bool lead = false, succeed = false;
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
     Status s;
@@ -120,10 +121,15 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
       return CommitFuture::make_ready(Status::closed("tree is closed"));
     }
     queue_.push_back(req);
-    if (!leader_active_) lead = leader_active_ = true;
+    if (!leader_active_) {
+      lead = leader_active_ = true;
+    } else if (want_successor_ && !handoff_ && !deferred_) {
+      succeed = handoff_ = true;
+    }
   }
   CommitFuture f = req->promise.future();
   if (lead) start_leader();
+  if (succeed) run_leader(Role::Successor);
   return f;
 }
 
@@ -148,24 +154,49 @@ void CommitPipeline::barrier(std::function<void(const Status&)> fn) {
 
 void CommitPipeline::start_leader() {
   if (!deferred_) {
-    run_leader();
+    run_leader(Role::Committer);
     return;
   }
   // Everything queued until the executor runs this task goes out in one group.
-  env_->schedule([this] { run_leader(); });
+  env_->schedule([this] { run_leader(Role::Drainer); });
 }
 
-void CommitPipeline::run_leader() {
+void CommitPipeline::run_leader(Role role) {
   {
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    // One leader at a time: a deferred leader task and close() may both get here.
-    if (leader_running_ || !leader_active_) return;
+    std::unique_lock<std::mutex> lock(queue_mu_);
+    if (role == Role::Successor) {
+      // The running leader stops between two groups when it sees handoff_ (or when the queue is
+      // empty); then this thread leads what is left, its own commit among it.
+      queue_cv_.wait(lock, [&] { return !leader_running_; });
+      handoff_ = false;
+      want_successor_ = false;
+      if (queue_.empty()) {
+        leader_active_ = false;
+        queue_cv_.notify_all();
+        return;
+      }
+      leader_active_ = true;
+    } else if (leader_running_ || !leader_active_) {
+      // One leader at a time: a deferred leader task and close() may both get here.
+      return;
+    }
     leader_running_ = true;
   }
+  const auto turn_ends = std::chrono::steady_clock::now() + leader_turn_;
   while (true) {
     Group group;
     {
       std::lock_guard<std::mutex> lock(queue_mu_);
+      if (handoff_) {
+        // A successor waits: it leads from here, and this thread goes back to its caller.
+        leader_running_ = false;
+        queue_cv_.notify_all();
+        return;
+      }
+      if (role != Role::Drainer && !want_successor_ &&
+          std::chrono::steady_clock::now() >= turn_ends) {
+        want_successor_ = true;
+      }
       size_t bytes = 0;
       while (!queue_.empty() && bytes < kMaxGroupBytes) {
         if (queue_.front()->barrier && !group.empty()) break;  // barriers run alone
@@ -177,7 +208,8 @@ void CommitPipeline::run_leader() {
       if (group.empty()) {
         leader_active_ = false;
         leader_running_ = false;
-        queue_cv_.notify_all();
+        want_successor_ = false;
+        queue_cv_.notify_all();  // close(), and a successor that came too late
         return;
       }
     }
@@ -236,7 +268,7 @@ void CommitPipeline::close() {
   }
   // A deferred leader may be only scheduled: run it here (it returns at once if it already runs
   // on another thread), then wait until the queue is drained.
-  run_leader();
+  run_leader(Role::Drainer);
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_cv_.wait(lock, [&] { return !leader_active_ && queue_.empty(); });
 }

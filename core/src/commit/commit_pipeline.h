@@ -18,6 +18,12 @@
 //      (if any member asked for it), applies each batch, publishes the group's last sequence
 //      number (a snapshot always sees a prefix of the commit order), takes the keys out of
 //      flight and completes the futures. It repeats until the queue is empty.
+//      A committing thread that leads takes a bounded turn: once it has led for kLeaderTurn it
+//      asks for a successor, and the next thread that queues a commit takes over (waiting for
+//      the current group to finish) while the old leader returns. So no commit() call is held
+//      much longer than a turn however busy the queue stays; while no thread comes to take over,
+//      the leader goes on. (A handover costs a wake-up of a thread that may wait behind the ones
+//      the last group woke, which is why a turn spans many groups.)
 //   3. A barrier (a flush) queues like a commit and runs alone on the leader, between groups.
 //   4. A failed WAL write or sync fails its group and goes to CommitEnv::fail(): the sticky
 //      error fails every later commit. The failed group's outcome is unknown (its bytes may or
@@ -34,6 +40,7 @@
 #define SKV_COMMIT_COMMIT_PIPELINE_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -101,11 +108,14 @@ class CommitPipeline {
  public:
   // A group takes queued commits until it holds at least this many bytes.
   static constexpr size_t kMaxGroupBytes = 8u << 20;
+  // A committing thread that leads asks for a successor after this long (step 2 above).
+  static constexpr std::chrono::nanoseconds kLeaderTurn = std::chrono::milliseconds(100);
 
   // `deferred`: the leader always runs as a task given to CommitEnv::schedule(), so a host that
   // runs its executor once per turn of its event loop writes every commit of that turn at once.
-  // Otherwise the committing thread that finds no leader leads. `env` must outlive the pipeline.
-  CommitPipeline(CommitEnv* env, bool deferred);
+  // Otherwise the committing thread that finds no leader leads, for turns of `leader_turn`.
+  // `env` must outlive the pipeline.
+  CommitPipeline(CommitEnv* env, bool deferred, std::chrono::nanoseconds leader_turn = kLeaderTurn);
   CommitPipeline(const CommitPipeline&) = delete;
   CommitPipeline& operator=(const CommitPipeline&) = delete;
   // REQUIRES: close() returned (or nothing was ever queued).
@@ -143,13 +153,19 @@ class CommitPipeline {
   using Group = std::vector<std::shared_ptr<Request>>;
 
   Status check_conflicts(const Request& req, SequenceNumber snapshot);
+  // Who runs the leader: the committing thread that found none (its turn is bounded), a
+  // committing thread taking over from a leader whose turn is up, or anyone else (a deferred
+  // leader task, close()), who leads until the queue is empty.
+  enum class Role { Committer, Successor, Drainer };
+
   void start_leader();
-  void run_leader();
+  void run_leader(Role role);
   Status write_group(const Group& group);
   void finish_inflight(const Request& req);
 
   CommitEnv* const env_;
   const bool deferred_;
+  const std::chrono::nanoseconds leader_turn_;
 
   // commit_mu_
   std::mutex commit_mu_;
@@ -168,6 +184,8 @@ class CommitPipeline {
   std::deque<std::shared_ptr<Request>> queue_;
   bool leader_active_ = false;   // a leader runs or is scheduled: committers just queue
   bool leader_running_ = false;  // run_leader() is draining the queue on some thread
+  bool want_successor_ = false;  // the running leader's turn is up
+  bool handoff_ = false;         // a successor waits to take over from the running leader
   bool closed_ = false;
 
   std::atomic<SequenceNumber> visible_{0};
