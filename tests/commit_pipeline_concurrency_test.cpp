@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,26 +18,40 @@ using namespace skv;
 using namespace skv::commit;
 using namespace skv::testing;
 
+namespace {
+
+// Runs `threads` threads that each call body(key, i) for i in [0, each), with keys unique to
+// the thread and the step, and joins them.
+void run_committers(int threads, int each,
+                    const std::function<void(const std::string& key, int i)>& body) {
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (int i = 0; i < each; ++i) body("t" + std::to_string(t) + "/" + std::to_string(i), i);
+    });
+  }
+  for (auto& w : workers) w.join();
+}
+
+// Every one of `n` commits is visible, and the env applied them in sequence order.
+void check_applied_in_order(const CommitPipeline& p, const FakeEnv& env, size_t n) {
+  CHECK(p.visible().load() == n);
+  REQUIRE(env.applied.size() == n);
+  for (size_t i = 0; i < n; ++i) CHECK(env.applied[i] == i + 1);
+}
+
+}  // namespace
+
 TEST_CASE("concurrent committers: unique sequence numbers, groups share writes", "[commit]") {
   FakeEnv env;
   CommitPipeline p(&env, /*deferred=*/false);
   constexpr int kThreads = 4, kEach = 500;
   std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kEach; ++i) {
-        const std::string key = "t" + std::to_string(t) + "/" + std::to_string(i);
-        if (!p.commit(batch_of({key}), 0, true, i % 7 == 0).wait().ok()) failures.fetch_add(1);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  run_committers(kThreads, kEach, [&](const std::string& key, int i) {
+    if (!p.commit(batch_of({key}), 0, true, i % 7 == 0).wait().ok()) failures.fetch_add(1);
+  });
   CHECK(failures.load() == 0);
-  CHECK(p.visible().load() == kThreads * kEach);
-  std::vector<SequenceNumber> applied = env.applied;
-  REQUIRE(applied.size() == static_cast<size_t>(kThreads * kEach));
-  for (size_t i = 0; i < applied.size(); ++i) CHECK(applied[i] == i + 1);  // in sequence order
+  check_applied_in_order(p, env, kThreads * kEach);
   const CommitCounters c = p.counters();
   CHECK(c.commits == kThreads * kEach);
   CHECK(c.groups <= c.commits);
@@ -59,27 +74,17 @@ TEST_CASE("a committing thread leads for a bounded turn while the queue never em
   };
   std::atomic<size_t> longest{0};  // commits applied during one commit() call, at most
   std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kEach; ++i) {
-        const std::string key = "t" + std::to_string(t) + "/" + std::to_string(i);
-        const size_t before = applied();
-        CommitFuture f = p.commit(batch_of({key}), 0, true, false);
-        const size_t during = applied() - before;
-        size_t seen = longest.load();
-        while (during > seen && !longest.compare_exchange_weak(seen, during)) {
-        }
-        if (!f.wait().ok()) failures.fetch_add(1);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  run_committers(kThreads, kEach, [&](const std::string& key, int) {
+    const size_t before = applied();
+    CommitFuture f = p.commit(batch_of({key}), 0, true, false);
+    const size_t during = applied() - before;
+    size_t seen = longest.load();
+    while (during > seen && !longest.compare_exchange_weak(seen, during)) {
+    }
+    if (!f.wait().ok()) failures.fetch_add(1);
+  });
   CHECK(failures.load() == 0);
-  CHECK(p.visible().load() == kThreads * kEach);
-  std::vector<SequenceNumber> order = env.applied;
-  REQUIRE(order.size() == static_cast<size_t>(kThreads * kEach));
-  for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i + 1);
+  check_applied_in_order(p, env, kThreads * kEach);
   // A turn (and the group its successor waits for) is far below the 1,200 commits of the run.
   INFO("longest commit() call: " << longest.load() << " commits applied during it");
   CHECK(longest.load() <= 200);
