@@ -239,7 +239,10 @@ TEST_CASE("value pointers are resolved for the version shown, in both directions
   auto old = new_db_iterator(pointer_input(), 3, "", "", false, resolver);
   old->seek("a");
   REQUIRE(old->valid());
+  const int calls = resolver->calls;
   CHECK(old->value() == "OLD@a");
+  CHECK(old->value() == "OLD@a");
+  CHECK(resolver->calls == calls + 1);  // once per entry, however often value() is called
   // Backwards at that snapshot: d, then c (its tombstone is newer), then a's older version.
   old->seek_last();
   old->prev();
@@ -261,26 +264,46 @@ TEST_CASE("a keys-only iterator never resolves a value pointer", "[db_iterator][
   CHECK(resolver->calls == 0);
 }
 
-TEST_CASE("a value pointer that cannot be read stops the iterator with the error",
+TEST_CASE("a value pointer that cannot be read stops the iterator when its value is asked for",
           "[db_iterator][vlog]") {
   std::vector<std::pair<std::string, std::string>> e;
   e.emplace_back(make_internal_key("a", 1, ValueKind::Value, 0), "fine");
   e.emplace_back(make_internal_key("b", 1, ValueKind::ValuePointer, 0), "bad");
+  e.emplace_back(make_internal_key("c", 1, ValueKind::Value, 0), "also fine");
   auto resolver = std::make_shared<UpperResolver>();
   auto it = new_db_iterator(std::make_unique<VectorIterator>(e), 10, "", "", false, resolver);
+  // Moving over "b" reads nothing.
   it->seek_first();
   REQUIRE(it->valid());
   it->next();
+  REQUIRE(it->valid());
+  it->next();
+  REQUIRE(it->valid());
+  CHECK(it->key() == "c");
+  CHECK(resolver->calls == 0);
+  REQUIRE(it->status().ok());
+  // Asking for its value fails and stops the iterator, in either direction.
+  it->seek("b");
+  REQUIRE(it->valid());
+  CHECK(it->value().empty());
+  CHECK(resolver->calls == 1);
   CHECK_FALSE(it->valid());
   CHECK(it->status().is_corruption());
   CHECK(it->status().message().find("000009.vlog") != std::string::npos);
   it->seek_last();
+  REQUIRE(it->valid());
+  it->prev();
+  REQUIRE(it->valid());
+  CHECK(it->key() == "b");
+  CHECK(it->value().empty());
   CHECK_FALSE(it->valid());
   CHECK(it->status().is_corruption());
 
-  // Without a resolver a pointer is corruption too, never an empty value.
+  // Without a resolver a pointer is corruption too, never an empty value that looks fine.
   auto bare = new_db_iterator(std::make_unique<VectorIterator>(e), 10, "", "", false);
   bare->seek("b");
+  REQUIRE(bare->valid());
+  (void)bare->value();
   CHECK_FALSE(bare->valid());
   CHECK(bare->status().is_corruption());
 }

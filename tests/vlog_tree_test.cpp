@@ -6,6 +6,7 @@
 // corruption naming the file and offset.
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,9 @@
 #include "platform/fault/fault_platform.h"
 #include "support/tree_fixture.h"
 #include "version/vlog_cache.h"
+#include "vlog/value_pointer.h"
 #include "vlog/vlog_format.h"
+#include "vlog/vlog_writer.h"
 
 using namespace skv;
 using namespace skv::testing;
@@ -576,16 +579,46 @@ TEST_CASE("a damaged value log entry is corruption naming the file and offset", 
   CHECK(s.message().find(name) != std::string::npos);
   CHECK(s.message().find("offset " + std::to_string(b_offset)) != std::string::npos);
 
-  // Both directions of an iterator stop with the same error; keys alone still read.
+  // An iterator reads a value when value() asks for it: moving onto "b" succeeds, its value()
+  // is the error, and the iterator stops with it, in both directions. Keys alone still read.
   Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
   Result<Iterator> it = tx.range("", "");
   REQUIRE(it.ok());
   CHECK(it->seek_first());
-  CHECK_FALSE(it->next());
+  REQUIRE(it->value().ok());
+  CHECK(it->next());
+  CHECK(it->key() == "b");
+  Result<std::string_view> v = it->value();
+  CHECK(v.status().is_corruption());
+  CHECK(v.status().message().find(name) != std::string::npos);
+  CHECK_FALSE(it->valid());
   CHECK(it->status().is_corruption());
-  CHECK_FALSE(it->seek_last());
+  CHECK_FALSE(it->next());
+  CHECK(it->seek_last());
+  CHECK(it->key() == "b");
+  CHECK(it->value().status().is_corruption());
+  CHECK_FALSE(it->valid());
   CHECK(it->status().is_corruption());
   CHECK(it->status().message().find(name) != std::string::npos);
+  // Moving over "b" without asking for its value reads nothing: a scan of keys and values that
+  // skips it ends cleanly.
+  CHECK(it->seek_first());
+  CHECK(it->next());
+  CHECK_FALSE(it->next());
+  require_ok(it->status());
+
+  // The same through a transaction's own writes merged over the tree.
+  Transaction rw = begin_or_fail(tree, Mode::ReadWrite);
+  require_ok(rw.set("a0", "mine"));
+  Result<Iterator> mixed = rw.range("", "");
+  REQUIRE(mixed.ok());
+  CHECK(mixed->seek("a0"));
+  CHECK(*mixed->value() == "mine");
+  CHECK(mixed->next());
+  CHECK(mixed->key() == "b");
+  CHECK(mixed->value().status().is_corruption());
+  CHECK_FALSE(mixed->valid());
+  CHECK(mixed->status().is_corruption());
   Result<uint64_t> n = tx.count("", "");
   REQUIRE(n.ok());
   CHECK(*n == 2);
@@ -661,4 +694,91 @@ TEST_CASE("a bad value pointer is corruption naming the key", "[vlog]") {
   cache->close();
   CHECK(cache->read("key", std::string("\x05\x80\x01\x20", 4), &value, true).code() ==
         Code::Closed);
+}
+
+TEST_CASE("value log reads share the chunk around neighbouring entries", "[vlog][tree]") {
+  auto memory = std::make_shared<MemoryPlatform>();
+  auto fault = std::make_shared<FaultPlatform>(memory);
+  const size_t capacity = VlogCache::kMinChunks * VlogCache::kReadChunk;
+  Tree tree = open_or_fail(vlog_tree(fault)
+                               .with_vlog_cache_capacity(capacity)
+                               .with_vlog_max_file_size(1 << 20)
+                               .with_memtable_size(4 << 20));
+  // Values of 300 bytes (about 50 entries a chunk), 5,000 bytes (some cross a chunk boundary)
+  // and 40,000 bytes (larger than a chunk), in one value log.
+  Model model;
+  for (int i = 0; i < 200; ++i) {
+    char k[16];
+    std::snprintf(k, sizeof k, "key%04d", i);
+    const size_t size = i % 50 == 7 ? 40000 : i % 10 == 3 ? 5000 : 300;
+    model[k] = value_of(k, 0, size);
+    require_ok(tree.set(k, model[k]));
+  }
+  require_ok(tree.flush().wait());
+  const std::vector<MemoryFileInfo> files = vlog_files(*memory);
+  REQUIRE(files.size() == 1);
+  const uint64_t chunks = (files[0].size + VlogCache::kReadChunk - 1) / VlogCache::kReadChunk;
+
+  // Neighbours of a 300-byte entry come from the chunk its read cached.
+  const uint64_t start = fault->call_count(FaultOp::Read, ".vlog");
+  CHECK(get_or_fail(begin_or_fail(tree), "key0001") == model["key0001"]);
+  const uint64_t first = fault->call_count(FaultOp::Read, ".vlog");
+  CHECK(first > start);
+  CHECK(get_or_fail(begin_or_fail(tree), "key0000") == model["key0000"]);
+  CHECK(get_or_fail(begin_or_fail(tree), "key0002") == model["key0002"]);
+  CHECK(fault->call_count(FaultOp::Read, ".vlog") == first);
+  CHECK(tree.stats().vlog_cache_usage == VlogCache::kReadChunk);
+
+  // Every value, forwards and backwards, through point reads: each chunk is read about once, the
+  // entries that cross a boundary or outgrow a chunk alone.
+  check_model(tree, model);
+  const uint64_t reads = fault->call_count(FaultOp::Read, ".vlog") - start;
+  INFO("value log reads " << reads << ", chunks " << chunks);
+  CHECK(reads <= chunks + 2 * 40 + 10);
+  CHECK(reads < model.size());
+  CHECK(tree.stats().vlog_cache_usage <= capacity);
+}
+
+TEST_CASE("an entry read from a cached chunk is checked like one read from the file", "[vlog]") {
+  auto memory = std::make_shared<MemoryPlatform>();
+  auto fault = std::make_shared<FaultPlatform>(memory);
+  StorageOptions options;
+  auto storage = fault->open_storage("db", options);
+  REQUIRE(storage.ok());
+  std::vector<std::string> pointers;
+  {
+    Result<std::unique_ptr<LogFile>> f = (*storage)->logs().create(vlog_file_name(5));
+    REQUIRE(f.ok());
+    vlog::VlogWriter w(std::move(*f), 5);
+    for (const char* k : {"a", "b", "c"}) {
+      Result<vlog::ValuePointer> p = w.add(k, value_of(k, 0, 1000));
+      REQUIRE(p.ok());
+      pointers.emplace_back();
+      vlog::encode_value_pointer(*p, &pointers.back());
+    }
+    require_ok(w.sync());
+  }
+  auto cache =
+      std::make_shared<VlogCache>(storage->get(), VlogCache::kMinChunks * VlogCache::kReadChunk, 4);
+  std::string value;
+  require_ok(cache->read("a", pointers[0], &value, true));
+  CHECK(value == value_of("a", 0, 1000));
+  CHECK(cache->cache_usage() > 0);
+  const uint64_t reads = fault->call_count(FaultOp::Read, ".vlog");
+  // From the cached chunk: the right key reads its value, another key is corruption naming the
+  // file and offset, and neither reads the file.
+  require_ok(cache->read("c", pointers[2], &value, true));
+  CHECK(value == value_of("c", 0, 1000));
+  Status s = cache->read("x", pointers[1], &value, true);
+  INFO(s.to_string());
+  CHECK(s.is_corruption());
+  CHECK(s.message().find("000005.vlog") != std::string::npos);
+  CHECK(s.message().find("different key") != std::string::npos);
+  CHECK(fault->call_count(FaultOp::Read, ".vlog") == reads);
+  // Without fill_cache a miss reads the entry alone and caches nothing.
+  auto cold =
+      std::make_shared<VlogCache>(storage->get(), VlogCache::kMinChunks * VlogCache::kReadChunk, 4);
+  require_ok(cold->read("b", pointers[1], &value, false));
+  CHECK(value == value_of("b", 0, 1000));
+  CHECK(cold->cache_usage() == 0);
 }

@@ -20,15 +20,15 @@ const ratio = (r) => (r >= 10 ? r.toFixed(0) : r.toFixed(2));
 
 const phaseOf = (engine, id) => engine && engine.phases.find((p) => p.id === id);
 
-// { phase id: { 'skv-xchacha': skv/sealed skv, idb: skv/IndexedDB, sqlite: skv/sqlite-wasm } }
-// in ops/s.
+// { phase id: { 'skv-inline': skv/skv without the value log, 'skv-xchacha': skv/sealed skv,
+//   idb: skv/IndexedDB, sqlite: skv/sqlite-wasm } } in ops/s.
 export function ratios(engines) {
   const skv = engines.find((e) => e.key === 'skv');
   const out = {};
   for (const [id] of PHASES) {
     const a = phaseOf(skv, id);
     if (!a) continue;
-    for (const other of ['skv-xchacha', 'idb', 'sqlite']) {
+    for (const other of ['skv-inline', 'skv-xchacha', 'idb', 'sqlite']) {
       const b = phaseOf(engines.find((e) => e.key === other), id);
       if (b && b.ops_per_second > 0) {
         out[id] = out[id] || {};
@@ -58,6 +58,7 @@ export function renderRun(run, config, env) {
   const hasSqlite = engines.some((e) => e.key === 'sqlite' && !e.error);
   const hasSkv = engines.some((e) => e.key === 'skv' && !e.error);
   const hasSealed = engines.some((e) => e.key === 'skv-xchacha' && !e.error);
+  const hasInline = engines.some((e) => e.key === 'skv-inline' && !e.error);
   o.push('Throughput in operations per second (an operation is one transaction: one row, or one ' +
     'batch of 100 or 1,000 rows; for scans, one scan). Higher is better.');
   o.push('');
@@ -65,6 +66,10 @@ export function renderRun(run, config, env) {
   let rule = '| --- |';
   for (const e of engines) {
     head += ` ${e.name} |`;
+    rule += ' ---: |';
+  }
+  if (hasSkv && hasInline) {
+    head += ' skv / no value log |';
     rule += ' ---: |';
   }
   if (hasSkv && hasSealed) {
@@ -86,6 +91,9 @@ export function renderRun(run, config, env) {
     for (const e of engines) {
       const p = phaseOf(e, id);
       line += ` ${p ? rate(p.ops_per_second) : '-'} |`;
+    }
+    if (hasSkv && hasInline) {
+      line += ` ${r[id] && r[id]['skv-inline'] ? ratio(r[id]['skv-inline']) : '-'} |`;
     }
     if (hasSkv && hasSealed) {
       const x = r[id] && r[id]['skv-xchacha'];
@@ -129,10 +137,10 @@ export function renderRun(run, config, env) {
       if (p.misses) notes.push(`- ${e.name}, ${p.id}: ${p.misses} reads or scans came back short`);
     }
   }
-  const skv = engines.find((e) => e.key === 'skv' && e.stats);
-  if (skv && skv.stats.commits !== undefined) {
+  for (const skv of engines.filter((e) => e.key.startsWith('skv') && e.stats)) {
+    if (skv.stats.commits === undefined) continue;
     const s = skv.stats;
-    notes.push(`- skv counters at the end: ${thousands(s.commits)} commits in ` +
+    notes.push(`- ${skv.name} counters at the end: ${thousands(s.commits)} commits in ` +
       `${thousands(s.commitGroups)} WAL writes (group commit), ${thousands(s.walSyncs)} WAL ` +
       `flushes, ${s.flushes} memtable flushes, ${s.compactions} compactions, ${s.stalls} stalls, ` +
       `files per level [${s.filesPerLevel.join(', ')}], longest executor step ` +

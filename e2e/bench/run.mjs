@@ -22,7 +22,8 @@ const USAGE = `usage: npm run bench:web -- [options]
   --n N                rows of the single-row phases (default 50000)
   --clients C          concurrent async clients in the worker (default 16)
   --engines LIST       comma-separated: skv,idb,sqlite (default: all, in that order), and
-                       skv-xchacha (skv with every file sealed, docs/encryption.md)
+                       skv-xchacha (skv with every file sealed, docs/encryption.md),
+                       skv-inline (skv with valueLog: false: values in the tables)
   --sync on|off|both   durable commits (default off; both runs on, then off)
   --cache-mib M        skv's block cache and sqlite's page cache (default 16)
   --batch-rows R       rows written, read, ... by each batch phase (default N)
@@ -97,7 +98,7 @@ function parseFlags(argv) {
   if (c.clients < 1 || c.clients > 1024) usageError('--clients must be between 1 and 1024');
   if (c.engines.length === 0) usageError('--engines is empty');
   for (const e of c.engines) {
-    if (!['skv', 'skv-xchacha', 'idb', 'sqlite'].includes(e)) usageError(`unknown engine ${e}`);
+    if (!['skv', 'skv-xchacha', 'skv-inline', 'idb', 'sqlite'].includes(e)) usageError(`unknown engine ${e}`);
   }
   return c;
 }

@@ -141,6 +141,7 @@ export async function runAll(e, config, report, storage) {
     const r = await runPhase(id, ops, clients, seed++, op);
     if (storage) r.storage_after = await storage();
     if (e.bytes) r.engine_bytes_after = e.bytes();
+    if (e.stats) r.files_per_level_after = e.stats().filesPerLevel;
     phases.push(r);
     report(r);
     return r;

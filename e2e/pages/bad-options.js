@@ -35,7 +35,7 @@ export function badOptions() {
     ['levelBaseBytes 2**53', { levelBaseBytes: 2 ** 53 }, '9007199254740992'],
     ['memtableSize "65536"', { memtableSize: '65536' }],
     ['memtableSize 65536n', { memtableSize: 65536n }],
-    ['valueLog true', { valueLog: true }],
+    ['valueLog 1', { valueLog: 1 }],
     ['valueLog threshold 0', { valueLog: { threshold: 0 } }, '0'],
     ['valueLog threshold 2**32 + 1', { valueLog: { threshold: 2 ** 32 + 1 } }, '4294967297'],
     ['valueLog maxFileSize 100', { valueLog: { maxFileSize: 100 } }, '100'],

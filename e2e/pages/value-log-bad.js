@@ -12,7 +12,7 @@ export function badValueLogOptions() {
   });
   return [
     ['a number', { valueLog: 5 }, 'not 5'],
-    ['true', { valueLog: true }, 'not true'],
+    ['a BigInt', { valueLog: 1n }, 'not 1n'],
     ['null', { valueLog: null }, 'not null', 'not_found'],
     ['an array', { valueLog: [] }, 'not an array'],
     ['a string', { valueLog: 'on' }, 'not "on"'],
@@ -39,9 +39,12 @@ export function badValueLogOptions() {
   ];
 }
 
-/** Edge values every boundary must accept. */
+/** Edge values every boundary must accept (the browser's default is on). */
 export function goodValueLogOptions() {
   return [
+    ['default', {}],
+    ['on', { valueLog: true }],
+    ['off', { valueLog: false }],
     ['empty', { valueLog: {} }],
     ['smallest', { valueLog: { threshold: 1, maxFileSize: 4096, gcRatio: Number.MIN_VALUE,
       cacheSize: 0 } }],

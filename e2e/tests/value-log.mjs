@@ -195,8 +195,9 @@ test('worker API and wasm glue: bad valueLog options are refused, edge values op
     }
     assert.deepEqual(r.listed, [], 'a refused open creates nothing');
     assert.deepEqual(r.good, {
+      default: 'true 1', on: 'true 1', off: 'true 0',
       empty: 'true 1', smallest: 'true 1', largest: 'true 0', plain: '0 0',
-    }, 'the edge values open; only values at or over the threshold are separated');
+    }, 'the edge values open; only values at or over the threshold are separated, by default too');
     const { glue } = r;
     console.log(`glue messages: ${JSON.stringify(glue.messages)}`);
     const { badValueLogOptions } = await import('../pages/value-log-bad.js');

@@ -20,6 +20,9 @@ namespace {
 
 using emscripten::val;
 
+// Values of at least this many bytes go to the value log unless the options say otherwise.
+constexpr size_t kBrowserVlogThreshold = 512;
+
 // Options the browser build starts from: smaller memtables and files than natively, so a flush
 // or a compaction step stays short enough not to hold the worker for long.
 Options browser_defaults() {
@@ -30,6 +33,11 @@ Options browser_defaults() {
   o.block_size = 16 << 10;
   o.block_cache_capacity = 16 << 20;
   o.compaction_step_bytes = 1 << 20;
+  // Key-value separation is on (docs/web.md, "The value log"): counts, key scans and point reads
+  // then read tables of keys and pointers, a small share of the data, instead of decompressing
+  // every value they pass over.
+  o.enable_vlog = true;
+  o.vlog_value_threshold = kBrowserVlogThreshold;
   o.vlog_max_file_size = 16 << 20;
   o.default_durability = Durability::Immediate;
   o.commit_pipeline = CommitPipeline::Deferred;
@@ -146,15 +154,20 @@ Status read_versioning(const val& js, Options* o) {
   return Status();
 }
 
-// The valueLog option, { threshold, maxFileSize, gcRatio, cacheSize }: an object turns the value
-// log on (docs/vlog.md); absent, values stay in the tables (those already separated stay
-// readable). The tree checks the ranges once more at open.
+// The valueLog option (docs/vlog.md): absent or true, the browser's defaults (on, values of at
+// least 512 bytes separated); false, off (values stay in the tables; those already separated stay
+// readable); an object { threshold, maxFileSize, gcRatio, cacheSize }, on with those settings.
+// The tree checks the ranges once more at open.
 Status read_value_log(const val& js, Options* o) {
   JsField f;
   if (Status s = read_js_field(js, "valueLog", &f); !s.ok()) return s;
   if (f.type == JsField::Type::Absent) return Status();
+  if (f.type == JsField::Type::Boolean) {
+    o->enable_vlog = f.number != 0;
+    return Status();
+  }
   if (f.type != JsField::Type::Other || f.text != "object") {
-    return Status::invalid_argument("option valueLog must be an object, not " +
+    return Status::invalid_argument("option valueLog must be true, false or an object, not " +
                                     (f.text == "array" ? std::string("an array") : type_name(f)));
   }
   val v = val::undefined();

@@ -18,7 +18,7 @@ export const MAX_TIMESTAMP = 0x7fffffffffffffffn;
  * @typedef {{ kind: 'integer', min: number, max: number, infinity?: boolean }
  *   | { kind: 'boolean' } | { kind: 'enum', values: readonly string[] }
  *   | { kind: 'timestamp', min: number }
- *   | { kind: 'object', spec: Spec }
+ *   | { kind: 'object', spec: Spec, orBoolean?: boolean }
  *   | { kind: 'custom', check: (value: unknown) => string | null }
  *   | { kind: 'secret', check: (value: unknown) => string | null }} Rule
  * @typedef {{ [name: string]: Rule }} Spec
@@ -115,7 +115,8 @@ export const OPEN_OPTIONS = Object.freeze({
   l0CompactionTrigger: integer(1, 19),
   compression: oneOf('zstd', 'none'),
   versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
-  valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS }),
+  // true (the default) or an object: on; false: values stay in the tables.
+  valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS, orBoolean: true }),
   key: /** @type {Rule} */ ({ kind: 'secret', check: checkKey }),
   keyId: integer(1, 0xffffffff),
 });
@@ -264,6 +265,14 @@ export function checkOptions(options, spec, what) {
     }
     if (value === undefined) continue;
     if (rule.kind === 'object') {
+      if (rule.orBoolean && typeof value === 'boolean') {
+        checked[name] = value;
+        continue;
+      }
+      if (rule.orBoolean && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+        throw invalid(`${what}: option ${name} must be true, false or an object, not ` +
+          `${describe(value)}`);
+      }
       checked[name] = checkOptions(/** @type {object} */ (value), rule.spec,
         `${what}: option ${name}`);
       continue;

@@ -147,9 +147,11 @@ export interface OpenOptions {
    * Key-value separation: each flush writes the values of at least `threshold` bytes to value
    * log files and the tables keep small pointers to them, so compactions move pointers instead of
    * values. Garbage collection rewrites a value log once `gcRatio` of it is garbage, in background
-   * steps like compactions. Values already separated stay readable without this option.
+   * steps like compactions. On by default in the browser (values of at least 512 bytes);
+   * `false` turns it off, `true` keeps the defaults. Values already separated stay readable with
+   * it off.
    */
-  valueLog?: ValueLogOptions;
+  valueLog?: ValueLogOptions | boolean;
   /**
    * Encryption at rest (docs/web.md, "Encryption"): the 32-byte root key, as a Uint8Array of
    * exactly 32 bytes or a string of exactly 64 hex digits. A new database is created sealed with
@@ -165,7 +167,7 @@ export interface OpenOptions {
 }
 
 export interface ValueLogOptions {
-  /** Values of at least this many bytes are separated: 1 B..64 MiB (default 1 KiB). */
+  /** Values of at least this many bytes are separated: 1 B..64 MiB (default 512 B here). */
   threshold?: number;
   /** A value log file rolls over at about this size: at least 4 KiB (default 16 MiB here). */
   maxFileSize?: number;

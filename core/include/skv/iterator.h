@@ -64,7 +64,10 @@ class Iterator {
   // REQUIRES: valid(). The user key.
   std::string_view key() const;
   // REQUIRES: valid(). The value. A keys-only iterator (Transaction::keys) returns
-  // InvalidArgument: it never reads values.
+  // InvalidArgument: it never reads values. A value kept in a value log (docs/vlog.md) is read
+  // here, on the first call for the entry, so moving over entries never reads one; if that read
+  // fails, the error (Corruption, I/O) is returned and the iterator stops: valid() turns false and
+  // status() holds it.
   Result<std::string_view> value() const;
   // The timestamp (nanoseconds) of the current entry: its commit's, or the one given to set_at;
   // 0 for the transaction's own uncommitted writes. REQUIRES: valid().

@@ -85,9 +85,18 @@ class DBIterator final : public UserIterator {
                                             : std::string_view(saved_key_);
   }
   std::string_view value() const override {
-    if (keys_only_) return {};
+    if (keys_only_ || !valid_) return {};
+    if (pointer_ && !resolved_) {
+      // The entry's value lives in a value log: read it now, once, for the entry shown.
+      const std::string_view user_key = key();
+      const std::string pointer(direction_ == Direction::Forward ? iter_->value()
+                                                                 : std::string_view(saved_value_));
+      if (!resolve(user_key, pointer, &resolved_value_)) return {};
+      resolved_ = true;
+    }
+    if (resolved_) return resolved_value_;
     if (direction_ == Direction::Backward) return saved_value_;
-    return resolved_ ? std::string_view(resolved_value_) : iter_->value();
+    return iter_->value();
   }
   uint64_t timestamp() const override {
     return direction_ == Direction::Forward ? extract_timestamp(iter_->key()) : saved_timestamp_;
@@ -106,8 +115,8 @@ class DBIterator final : public UserIterator {
   }
 
   // Reads the value a ValuePointer entry points at into *out. False (and the iterator stopped
-  // with the error) if it cannot be read.
-  bool resolve(std::string_view user_key, std::string_view pointer, std::string* out) {
+  // with the error) if it cannot be read. Called from value(), hence const over mutable state.
+  bool resolve(std::string_view user_key, std::string_view pointer, std::string* out) const {
     Status s = resolver_ == nullptr
                    ? Status::corruption("a value log pointer where no value log is read")
                    : resolver_->resolve(user_key, pointer, out);
@@ -128,6 +137,7 @@ class DBIterator final : public UserIterator {
   // are passed over.
   void find_next_user_entry(bool skipping) {
     resolved_ = false;
+    pointer_ = false;
     while (iter_->valid()) {
       ParsedInternalKey ik;
       if (!parse(&ik)) return;
@@ -141,9 +151,7 @@ class DBIterator final : public UserIterator {
             skipping = true;
           } else {
             valid_ = true;
-            if (ik.kind == ValueKind::ValuePointer && !keys_only_) {
-              resolved_ = resolve(ik.user_key, iter_->value(), &resolved_value_);
-            }
+            pointer_ = ik.kind == ValueKind::ValuePointer && !keys_only_;
             return;
           }
         }
@@ -159,6 +167,7 @@ class DBIterator final : public UserIterator {
   void find_prev_user_entry() {
     ValueKind kind = ValueKind::Delete;
     resolved_ = false;
+    pointer_ = false;
     while (iter_->valid()) {
       ParsedInternalKey ik;
       if (!parse(&ik)) return;
@@ -191,10 +200,9 @@ class DBIterator final : public UserIterator {
       if (!iter_->valid() && !iter_->status().ok()) {
         valid_ = false;
         check_input_status();
-      } else if (kind == ValueKind::ValuePointer && !keys_only_) {
-        // saved_value_ holds the pointer; only the version shown is read from the value log.
-        std::string pointer = std::move(saved_value_);
-        (void)resolve(saved_key_, pointer, &saved_value_);
+      } else {
+        // saved_value_ holds the pointer of a ValuePointer entry; value() reads it.
+        pointer_ = kind == ValueKind::ValuePointer && !keys_only_;
       }
     }
   }
@@ -205,15 +213,17 @@ class DBIterator final : public UserIterator {
   const std::string upper_;
   const bool keys_only_;
   Direction direction_ = Direction::Forward;
-  bool valid_ = false;
+  mutable bool valid_ = false;
   std::string saved_key_;
   std::string saved_value_;
   uint64_t saved_timestamp_ = 0;
-  Status status_;
+  mutable Status status_;
   const std::shared_ptr<ValueResolver> resolver_;
-  // Going forward, on a ValuePointer entry: its value, read from the value log.
-  bool resolved_ = false;
-  std::string resolved_value_;
+  // On a ValuePointer entry (pointer_): its value, once value() has read it from the value log.
+  // Moving the iterator reads nothing, so entries passed over cost no value log read.
+  bool pointer_ = false;
+  mutable bool resolved_ = false;
+  mutable std::string resolved_value_;
 };
 
 }  // namespace

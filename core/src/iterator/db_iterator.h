@@ -6,8 +6,9 @@
 // Going forward the iterator reads keys and values in place; going backward it copies the
 // current key and value (unless keys_only), because the input must move past them. An entry of
 // kind ValuePointer holds a pointer into a value log: the iterator reads its value through the
-// ValueResolver when it stops on the entry, unless keys_only (then it never reads a value). A
-// failed read stops the iterator with the error in status().
+// ValueResolver when value() is first called on the entry (never for entries it only moves over,
+// and never when keys_only). A failed read makes value() return an empty view and stops the
+// iterator: valid() turns false and status() holds the error.
 //
 // Thread safety: one thread at a time.
 

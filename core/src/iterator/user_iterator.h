@@ -3,7 +3,8 @@
 // over a transaction's own buffered writes.
 //
 // key(), value() views stay valid until the iterator moves. Errors make the iterator invalid
-// and are reported by status().
+// and are reported by status(); value() may fail too (reading a value log lazily), so a caller
+// checks status() after it.
 //
 // Thread safety: one thread at a time.
 

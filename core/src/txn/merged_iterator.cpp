@@ -52,7 +52,12 @@ class OverlayIterator final : public UserIterator {
   }
 
   std::string_view key() const override { return cur_->key(); }
-  std::string_view value() const override { return cur_->value(); }
+  std::string_view value() const override {
+    const std::string_view v = cur_->value();
+    // The tree's iterator reads a value log here; a failed read stops it, and this one with it.
+    if (!cur_->valid()) cur_ = nullptr;
+    return v;
+  }
   uint64_t timestamp() const override { return cur_ == w_.get() ? 0 : cur_->timestamp(); }
   Status status() const override {
     Status s = t_->status();
@@ -111,7 +116,7 @@ class OverlayIterator final : public UserIterator {
 
   std::unique_ptr<UserIterator> w_;
   std::unique_ptr<UserIterator> t_;
-  UserIterator* cur_ = nullptr;
+  mutable UserIterator* cur_ = nullptr;  // null: invalid (value() may clear it on an error)
   bool forward_ = true;
 };
 

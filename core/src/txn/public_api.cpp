@@ -46,7 +46,10 @@ bool Iterator::prev() {
 std::string_view Iterator::key() const { return impl_->it_->key(); }
 Result<std::string_view> Iterator::value() const {
   if (impl_->keys_only_) return Status::invalid_argument("value() on a keys-only iterator");
-  return impl_->it_->value();
+  if (!impl_->it_->valid()) return Status::invalid_argument("value() on an invalid iterator");
+  const std::string_view v = impl_->it_->value();
+  SKV_RETURN_IF_ERROR(impl_->it_->status());
+  return v;
 }
 uint64_t Iterator::timestamp() const { return impl_->it_->timestamp(); }
 bool Iterator::is_tombstone() const { return impl_->it_->is_delete(); }

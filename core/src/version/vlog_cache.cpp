@@ -22,6 +22,9 @@ class CacheResolver final : public ValueResolver {
   const bool fill_cache_;
 };
 
+// The cache key of a chunk: entry offsets stay far below 2^63, so chunk keys never meet them.
+constexpr uint64_t kChunkKey = uint64_t{1} << 63;
+
 }  // namespace
 
 VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open,
@@ -29,6 +32,7 @@ VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open,
     : storage_(storage),
       ciphers_(ciphers),
       values_(value_capacity),
+      chunks_(value_capacity >= kMinChunks * kReadChunk),
       max_open_(max_open == 0 ? 1 : max_open) {}
 
 VlogCache::~VlogCache() = default;
@@ -89,8 +93,29 @@ Status VlogCache::read(std::string_view user_key, std::string_view encoded_point
     if (!s.is_corruption()) return s;
     return Status::corruption(s.message() + " (value at offset " + std::to_string(p.offset) + ")");
   }
+  const uint64_t chunk = p.offset / kReadChunk;
+  const bool in_one_chunk =
+      chunks_ && p.size <= kReadChunk && (p.offset + p.size - 1) / kReadChunk == chunk;
+  if (in_one_chunk) {
+    const uint64_t start = chunk * kReadChunk;
+    if (std::shared_ptr<const void> hit = values_.lookup(p.file_number, kChunkKey | chunk)) {
+      return (*r)->get_in(p, user_key, *static_cast<const std::string*>(hit.get()), start, value);
+    }
+    if (fill_cache) {
+      auto bytes = std::make_shared<std::string>();
+      SKV_RETURN_IF_ERROR((*r)->read_span(start, kReadChunk, bytes.get()));
+      // A chunk cut short by the end of the file that does not hold the whole entry is not
+      // used: the entry is read alone below, which reports what is wrong with it.
+      if (p.offset + p.size <= start + bytes->size()) {
+        SKV_RETURN_IF_ERROR((*r)->get_in(p, user_key, *bytes, start, value));
+        const size_t charge = bytes->size();
+        values_.insert(p.file_number, kChunkKey | chunk, std::move(bytes), charge);
+        return Status::OK();
+      }
+    }
+  }
   SKV_RETURN_IF_ERROR((*r)->get(p, user_key, value));
-  if (fill_cache) {
+  if (fill_cache && !in_one_chunk) {
     values_.insert(p.file_number, p.offset, std::make_shared<const std::string>(*value),
                    value->size());
   }

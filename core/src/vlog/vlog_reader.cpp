@@ -84,7 +84,7 @@ Status VlogReader::check_lengths(const ValuePointer& p, uint32_t key_len,
   return Status();
 }
 
-Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string* value) const {
+Status VlogReader::check_request(const ValuePointer& p, std::string_view key) const {
   if (p.file_number != file_number_) {
     return Status::invalid_argument(file_->name() + ": pointer names value log " +
                                     std::to_string(p.file_number));
@@ -100,6 +100,11 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
                                     " is too small for a key of " + std::to_string(key.size()) +
                                     " bytes");
   }
+  return Status();
+}
+
+Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string* value) const {
+  SKV_RETURN_IF_ERROR(check_request(p, key));
   // Nothing is allocated for an entry the file cannot hold. The size this handle knows may lag
   // appends made through another handle (a POSIX handle keeps its own), so an entry past it is
   // not refused at once: its header is read first, and must be there and agree with the pointer.
@@ -120,6 +125,12 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
   value->resize(size);
   std::string_view got;
   SKV_RETURN_IF_ERROR(file_->read_at(p.offset, size, value->data(), &got));
+  return decode(p, key, got, value);
+}
+
+Status VlogReader::decode(const ValuePointer& p, std::string_view key, std::string_view got,
+                          std::string* value) const {
+  const auto size = static_cast<size_t>(p.size);
   if (got.size() != size) {
     return corruption(p.offset, "entry of " + std::to_string(p.size) +
                                     " bytes runs past the end of the file (read " +
@@ -156,6 +167,28 @@ Status VlogReader::get(const ValuePointer& p, std::string_view key, std::string*
     value->assign(got.data() + value_start, value_len);
   }
   return Status();
+}
+
+Status VlogReader::read_span(uint64_t offset, size_t n, std::string* out) const {
+  out->resize(n);
+  std::string_view got;
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
+  if (got.data() != out->data()) out->assign(got.data(), got.size());
+  out->resize(got.size());
+  return Status();
+}
+
+Status VlogReader::get_in(const ValuePointer& p, std::string_view key, std::string_view span,
+                          uint64_t span_offset, std::string* value) const {
+  SKV_RETURN_IF_ERROR(check_request(p, key));
+  if (p.offset < span_offset || p.offset - span_offset > span.size()) {
+    return Status::invalid_argument(file_->name() + ": the " + std::to_string(span.size()) +
+                                    " bytes given at offset " + std::to_string(span_offset) +
+                                    " do not hold the entry at offset " + std::to_string(p.offset));
+  }
+  std::string_view got = span.substr(static_cast<size_t>(p.offset - span_offset));
+  if (got.size() > p.size) got = got.substr(0, static_cast<size_t>(p.size));
+  return decode(p, key, got, value);
 }
 
 Status read_value(LogStore& store, const ValuePointer& p, std::string_view key, std::string* value,

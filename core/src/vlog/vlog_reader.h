@@ -64,6 +64,18 @@ class VlogReader {
   // bytes read, never plaintext).
   Status get(const ValuePointer& p, std::string_view key, std::string* value) const;
 
+  // Reads up to `n` bytes at `offset` into *out (fewer at the end of the file), for a caller that
+  // keeps a stretch of the file to decode several entries from (get_in). The platform's error for
+  // I/O.
+  Status read_span(uint64_t offset, size_t n, std::string* out) const;
+
+  // get() on bytes already read: `span` holds the file's bytes from `span_offset` on (from
+  // read_span). Makes the same checks as get() and gives the same errors; an entry that runs
+  // past the end of `span` is Corruption "runs past the end of the file", so `span` must hold
+  // either the whole entry or everything the file has after span_offset.
+  Status get_in(const ValuePointer& p, std::string_view key, std::string_view span,
+                uint64_t span_offset, std::string* value) const;
+
   uint64_t file_number() const { return file_number_; }
   const std::string& name() const;
   // Whether the file is encrypted.
@@ -76,6 +88,12 @@ class VlogReader {
   Status corruption(uint64_t offset, const std::string& what) const;
   // Corruption unless an entry with these stored lengths has the pointer's size.
   Status check_lengths(const ValuePointer& p, uint32_t key_len, uint32_t value_len) const;
+  // The checks of `p` and `key` that need no bytes of the file.
+  Status check_request(const ValuePointer& p, std::string_view key) const;
+  // Checks the entry `got` holds (all of it: p.size bytes, or fewer if the file ended) against
+  // `p` and `key` and sets *value to its value. `got` may point into *value.
+  Status decode(const ValuePointer& p, std::string_view key, std::string_view got,
+                std::string* value) const;
 
   uint64_t overhead() const { return cipher_ != nullptr ? kSealOverhead : 0; }
 
