@@ -57,6 +57,68 @@ class DeeperLevels {
   std::vector<size_t> pos_;
 };
 
+// Reads the values a garbage collection moves. A relocation visits a table's entries in key order,
+// and a value log holds the values of one flush or compaction in key order too, so the entries it
+// reads from one value log come at rising offsets (a table compacted from several flushes points
+// into several value logs, its entries alternating between them). Instead of one positional read
+// per value, it keeps, for each of the last kMaxFiles value logs it read, kReadAhead bytes read
+// from an entry on, and decodes the entries after it from them (checked as a single read is:
+// lengths, checksum, key). A value larger than kReadAhead is read alone.
+class RelocationReader {
+ public:
+  static constexpr size_t kReadAhead = 64 * 1024;
+  static constexpr size_t kMaxFiles = 8;
+
+  explicit RelocationReader(VlogCache* cache) : cache_(cache) {}
+
+  // Sets *value to the value `p` points at, which must be stored under `key`. Errors as
+  // VlogCache::reader() and VlogReader::get().
+  Status read(const vlog::ValuePointer& p, std::string_view key, std::string* value) {
+    SKV_ASSIGN_OR_RETURN(Span * span, span_of(p.file_number));
+    span->last_use = ++clock_;
+    const vlog::VlogReader& reader = *span->reader;
+    if (p.size > kReadAhead) return reader.get(p, key, value);
+    const bool held = p.offset >= span->offset && p.size <= span->bytes.size() &&
+                      p.offset - span->offset <= span->bytes.size() - p.size;
+    if (!held) {
+      // Holds the whole entry, or everything the file has from p.offset on (get_in then
+      // reports an entry that runs past the end).
+      SKV_RETURN_IF_ERROR(reader.read_span(p.offset, kReadAhead, &span->bytes));
+      span->offset = p.offset;
+    }
+    return reader.get_in(p, key, span->bytes, span->offset, value);
+  }
+
+ private:
+  struct Span {
+    std::shared_ptr<const vlog::VlogReader> reader;
+    std::string bytes;  // the file's bytes from `offset` on
+    uint64_t offset = 0;
+    uint64_t last_use = 0;
+  };
+
+  // The span kept for value log `number`, a new empty one (dropping the least recently used
+  // when kMaxFiles are kept) if there is none.
+  Result<Span*> span_of(uint64_t number) {
+    auto it = spans_.find(number);
+    if (it != spans_.end()) return &it->second;
+    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const vlog::VlogReader> reader, cache_->reader(number));
+    if (spans_.size() >= kMaxFiles) {
+      auto oldest = std::min_element(
+          spans_.begin(), spans_.end(),
+          [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+      spans_.erase(oldest);
+    }
+    Span& span = spans_[number];
+    span.reader = std::move(reader);
+    return &span;
+  }
+
+  VlogCache* const cache_;
+  std::map<uint64_t, Span> spans_;  // by value log number
+  uint64_t clock_ = 0;
+};
+
 // The outputs being written, tables and value logs; removes every one of them unless commit()
 // was called.
 class OutputSet {
@@ -66,7 +128,8 @@ class OutputSet {
         out_(out),
         table_options_(table_options_from(*ctx.options)),
         policy_(policy),
-        vlog_(ctx.storage, ctx.new_file_number, ctx.options->vlog_max_file_size, ctx.ciphers) {}
+        vlog_(ctx.storage, ctx.new_file_number, ctx.options->vlog_max_file_size, ctx.ciphers),
+        relocation_reader_(ctx.vlog_cache) {}
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;
   ~OutputSet() {
@@ -163,9 +226,7 @@ class OutputSet {
         refs_[p.file_number] += p.size;
         return Status::OK();
       }
-      SKV_ASSIGN_OR_RETURN(std::shared_ptr<const vlog::VlogReader> reader,
-                           ctx_.vlog_cache->reader(p.file_number));
-      SKV_RETURN_IF_ERROR(reader->get(p, parsed.user_key, &value_buf_));
+      SKV_RETURN_IF_ERROR(relocation_reader_.read(p, parsed.user_key, &value_buf_));
       moved_ += p.size;
       SKV_ASSIGN_OR_RETURN(p, vlog_.add(parsed.user_key, value_buf_));
     } else {
@@ -183,6 +244,7 @@ class OutputSet {
   const TableOptions table_options_;
   const VlogPolicy policy_;
   VlogOutput vlog_;  // destroyed after builder_, removing its files unless finished
+  RelocationReader relocation_reader_;
   std::unique_ptr<TableBuilder> builder_;
   FileMetaData meta_;
   std::map<uint64_t, uint64_t> refs_;  // value log bytes the table being built points at

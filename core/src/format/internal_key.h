@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/bytes_compare.h"
 #include "util/coding.h"
 
 namespace skv {
@@ -100,7 +101,7 @@ inline bool parse_internal_key(std::string_view ikey, ParsedInternalKey* out) {
 }
 
 // Bytewise comparison of user keys, as unsigned bytes.
-inline int compare_user_keys(std::string_view a, std::string_view b) { return a.compare(b); }
+inline int compare_user_keys(std::string_view a, std::string_view b) { return compare_bytes(a, b); }
 
 // Orders internal keys: user key ascending, then trailer descending.
 // REQUIRES: both keys are at least kInternalKeySuffix long.

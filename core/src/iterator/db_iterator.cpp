@@ -1,5 +1,7 @@
 #include "iterator/db_iterator.h"
 
+#include "util/byte_buffer.h"
+
 namespace skv {
 namespace {
 
@@ -214,7 +216,7 @@ class DBIterator final : public UserIterator {
   const bool keys_only_;
   Direction direction_ = Direction::Forward;
   mutable bool valid_ = false;
-  std::string saved_key_;
+  ByteBuffer saved_key_;  // not std::string: assigned on every step (util/byte_buffer.h)
   std::string saved_value_;
   uint64_t saved_timestamp_ = 0;
   mutable Status status_;

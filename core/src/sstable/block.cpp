@@ -157,7 +157,7 @@ bool BlockIterator::parse_next_entry() {
     corrupt("restart entry with a shared prefix", current_);
     return false;
   }
-  key_.resize(shared);
+  key_.truncate(shared);
   key_.append(p, non_shared);
   if (key_.size() < kInternalKeySuffix) {
     corrupt("internal key too short", current_);

@@ -20,6 +20,7 @@
 #include "iterator/internal_iterator.h"
 #include "skv/status.h"
 #include "sstable/block_format.h"
+#include "util/byte_buffer.h"
 
 namespace skv {
 
@@ -63,7 +64,7 @@ class BlockIterator final : public InternalIterator {
   void seek(std::string_view target) override;
   void next() override;
   void prev() override;
-  std::string_view key() const override { return key_; }
+  std::string_view key() const override { return key_.view(); }
   std::string_view value() const override { return value_; }
   Status status() const override { return status_; }
 
@@ -87,7 +88,7 @@ class BlockIterator final : public InternalIterator {
   uint32_t current_;        // offset of the current entry; restarts_offset_ when invalid
   uint32_t next_ = 0;       // offset just past the current entry
   uint32_t restart_index_;  // the restart run that holds current_
-  std::string key_;
+  ByteBuffer key_;
   std::string_view value_;
   Status status_;
 };
