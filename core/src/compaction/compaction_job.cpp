@@ -78,21 +78,25 @@ class RelocationReader {
     span->last_use = ++clock_;
     const vlog::VlogReader& reader = *span->reader;
     if (p.size > kReadAhead) return reader.get(p, key, value);
-    const bool held = p.offset >= span->offset && p.size <= span->bytes.size() &&
-                      p.offset - span->offset <= span->bytes.size() - p.size;
+    const bool held = p.offset >= span->offset && p.size <= span->size &&
+                      p.offset - span->offset <= span->size - p.size;
     if (!held) {
       // Holds the whole entry, or everything the file has from p.offset on (get_in then
       // reports an entry that runs past the end).
-      SKV_RETURN_IF_ERROR(reader.read_span(p.offset, kReadAhead, &span->bytes));
+      if (span->bytes == nullptr) span->bytes.reset(new char[kReadAhead]);
+      std::string_view got;
+      SKV_RETURN_IF_ERROR(reader.read_span(p.offset, kReadAhead, span->bytes.get(), &got));
       span->offset = p.offset;
+      span->size = got.size();
     }
-    return reader.get_in(p, key, span->bytes, span->offset, value);
+    return reader.get_in(p, key, {span->bytes.get(), span->size}, span->offset, value);
   }
 
  private:
   struct Span {
     std::shared_ptr<const vlog::VlogReader> reader;
-    std::string bytes;  // the file's bytes from `offset` on
+    std::unique_ptr<char[]> bytes;  // kReadAhead bytes; the first `size` are the file's from
+    size_t size = 0;                // `offset` on
     uint64_t offset = 0;
     uint64_t last_use = 0;
   };

@@ -25,6 +25,14 @@ class CacheResolver final : public ValueResolver {
 // The cache key of a chunk: entry offsets stay far below 2^63, so chunk keys never meet them.
 constexpr uint64_t kChunkKey = uint64_t{1} << 63;
 
+// A cached chunk: the bytes read (fewer than kReadChunk at the end of the file). Not a
+// std::string, which would zero the buffer before the read fills it.
+struct Chunk {
+  std::unique_ptr<char[]> bytes;
+  size_t size = 0;
+  std::string_view view() const { return {bytes.get(), size}; }
+};
+
 }  // namespace
 
 VlogCache::VlogCache(Storage* storage, size_t value_capacity, size_t max_open,
@@ -99,17 +107,19 @@ Status VlogCache::read(std::string_view user_key, std::string_view encoded_point
   if (in_one_chunk) {
     const uint64_t start = chunk * kReadChunk;
     if (std::shared_ptr<const void> hit = values_.lookup(p.file_number, kChunkKey | chunk)) {
-      return (*r)->get_in(p, user_key, *static_cast<const std::string*>(hit.get()), start, value);
+      return (*r)->get_in(p, user_key, static_cast<const Chunk*>(hit.get())->view(), start, value);
     }
     if (fill_cache) {
-      auto bytes = std::make_shared<std::string>();
-      SKV_RETURN_IF_ERROR((*r)->read_span(start, kReadChunk, bytes.get()));
+      auto read = std::make_shared<Chunk>();
+      read->bytes.reset(new char[kReadChunk]);  // not zeroed: the read fills it
+      std::string_view got;
+      SKV_RETURN_IF_ERROR((*r)->read_span(start, kReadChunk, read->bytes.get(), &got));
+      read->size = got.size();
       // A chunk cut short by the end of the file that does not hold the whole entry is not
       // used: the entry is read alone below, which reports what is wrong with it.
-      if (p.offset + p.size <= start + bytes->size()) {
-        SKV_RETURN_IF_ERROR((*r)->get_in(p, user_key, *bytes, start, value));
-        const size_t charge = bytes->size();
-        values_.insert(p.file_number, kChunkKey | chunk, std::move(bytes), charge);
+      if (p.offset + p.size <= start + got.size()) {
+        SKV_RETURN_IF_ERROR((*r)->get_in(p, user_key, got, start, value));
+        values_.insert(p.file_number, kChunkKey | chunk, std::move(read), kReadChunk);
         return Status::OK();
       }
     }

@@ -169,12 +169,13 @@ Status VlogReader::decode(const ValuePointer& p, std::string_view key, std::stri
   return Status();
 }
 
-Status VlogReader::read_span(uint64_t offset, size_t n, std::string* out) const {
-  out->resize(n);
-  std::string_view got;
-  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, out->data(), &got));
-  if (got.data() != out->data()) out->assign(got.data(), got.size());
-  out->resize(got.size());
+Status VlogReader::read_span(uint64_t offset, size_t n, char* scratch,
+                             std::string_view* got) const {
+  std::string_view read;
+  SKV_RETURN_IF_ERROR(file_->read_at(offset, n, scratch, &read));
+  // A platform may answer with a view of its own memory: copy it into the caller's buffer.
+  if (read.data() != scratch && !read.empty()) std::memmove(scratch, read.data(), read.size());
+  *got = std::string_view(scratch, read.size());
   return Status();
 }
 

@@ -64,10 +64,12 @@ class VlogReader {
   // bytes read, never plaintext).
   Status get(const ValuePointer& p, std::string_view key, std::string* value) const;
 
-  // Reads up to `n` bytes at `offset` into *out (fewer at the end of the file), for a caller that
-  // keeps a stretch of the file to decode several entries from (get_in). The platform's error for
-  // I/O.
-  Status read_span(uint64_t offset, size_t n, std::string* out) const;
+  // Reads up to `n` bytes at `offset` (fewer at the end of the file) into scratch[0, n), which
+  // the caller owns, and sets *got to them (they always lie at the start of `scratch`). For a
+  // caller that keeps a stretch of the file to decode several entries from (get_in); the buffer
+  // need not be zeroed first, so a chunk costs one allocation and one read. The platform's error
+  // for I/O.
+  Status read_span(uint64_t offset, size_t n, char* scratch, std::string_view* got) const;
 
   // get() on bytes already read: `span` holds the file's bytes from `span_offset` on (from
   // read_span). Makes the same checks as get() and gives the same errors; an entry that runs
