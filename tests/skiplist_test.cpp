@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -114,6 +116,60 @@ TEST_CASE("the same seed builds the same list", "[skiplist]") {
   for (; i1.valid() && i3.valid(); i1.next(), i3.next()) REQUIRE(i1.key() == i3.key());
   CHECK_FALSE(i1.valid());
   CHECK_FALSE(i3.valid());
+}
+
+namespace {
+
+// Keys stored as NUL-terminated strings, as the memtable stores entries: by pointer.
+struct CStrCompare {
+  int operator()(const char* a, const char* b) const {
+    if (a == nullptr || b == nullptr) return (a != nullptr) - (b != nullptr);  // head's key
+    return std::string_view(a).compare(b);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("keys written into their nodes' room sort and stay intact", "[skiplist]") {
+  const uint64_t seed = 4242;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  Arena arena;
+  SkipList<const char*, CStrCompare> list(CStrCompare(), &arena, seed);
+  std::set<std::string> model;
+  std::vector<std::pair<const char*, std::string>> written;
+  for (int i = 0; i < 5000; ++i) {
+    std::string k = "key" + std::to_string(rng() % 100000) + std::string(rng() % 40, 'x');
+    if (!model.insert(k).second) continue;
+    if (i % 5 == 0) {
+      // The plain insert of a key kept elsewhere in the arena, mixed in.
+      char* mem = arena.allocate(k.size() + 1);
+      std::memcpy(mem, k.c_str(), k.size() + 1);
+      list.insert(mem);
+      written.emplace_back(mem, k);
+      continue;
+    }
+    char* room_seen = nullptr;
+    list.insert_with_room(k.size() + 1, [&](char* room) -> const char* {
+      room_seen = room;
+      std::memcpy(room, k.c_str(), k.size() + 1);
+      return room;
+    });
+    REQUIRE(room_seen != nullptr);
+    written.emplace_back(room_seen, k);
+  }
+  // No node's links overwrote a key, nor a key another's links.
+  for (const auto& [ptr, k] : written) REQUIRE(std::string(ptr) == k);
+  SkipList<const char*, CStrCompare>::Iterator it(&list);
+  it.seek_first();
+  for (const std::string& k : model) {
+    REQUIRE(it.valid());
+    REQUIRE(std::string(it.key()) == k);
+    it.next();
+  }
+  CHECK_FALSE(it.valid());
+  for (const std::string& k : model) REQUIRE(list.contains(k.c_str()));
+  CHECK_FALSE(list.contains("key-absent"));
 }
 
 // Threads: native builds only (the wasm32 build has none).

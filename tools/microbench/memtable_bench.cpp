@@ -4,13 +4,16 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench_util.h"
+#include "memtable/arena.h"
 #include "memtable/memtable.h"
+#include "memtable/skiplist.h"
 
 namespace skv::microbench {
 namespace {
@@ -97,6 +100,74 @@ BENCHMARK(BM_MemTableGet)
     ->Args({100000, 1})
     ->Args({100000, 0})
     ->Args({1000000, 1});
+
+// Where a skiplist key lives relative to its node, in one process so the two layouts are
+// compared side by side: layout=0 keeps each key in its own arena allocation made before the node
+// (the memtable's layout until 2026-12-05), layout=1 writes it into the room right after the
+// node's links (SkipList::insert_with_room, the memtable's layout since). Keys of kKeySize bytes
+// followed by `value_bytes`, as memtable entries are; one SkipList::contains of a present key per
+// iteration, keys visited in a shuffled order.
+struct KeyCompare {
+  int operator()(const char* a, const char* b) const { return std::memcmp(a, b, kKeySize); }
+};
+using EntryList = SkipList<const char*, KeyCompare>;
+
+struct LayoutLists {
+  std::vector<std::string> keys;
+  Arena separate_arena, inline_arena;
+  EntryList separate{KeyCompare(), &separate_arena};
+  EntryList inline_list{KeyCompare(), &inline_arena};
+};
+
+const LayoutLists& layout_lists(size_t entries, size_t value_bytes) {
+  static std::vector<std::pair<std::pair<size_t, size_t>, std::unique_ptr<LayoutLists>>> cache;
+  for (const auto& [shape, lists] : cache) {
+    if (shape == std::make_pair(entries, value_bytes)) return *lists;
+  }
+  auto l = std::make_unique<LayoutLists>();
+  l->keys = make_keys(0, entries);
+  std::mt19937_64 rng(kSeed);
+  const std::string value = make_value(rng, value_bytes);
+  auto fill = [&](char* mem, const std::string& k) {
+    std::memcpy(mem, k.data(), kKeySize);
+    std::memcpy(mem + kKeySize, value.data(), value.size());
+  };
+  // Built alternately, so neither list's memory is warmer or more compact than the other's.
+  for (const std::string& k : l->keys) {
+    char* mem = l->separate_arena.allocate(kKeySize + value.size());
+    fill(mem, k);
+    l->separate.insert(mem);
+    l->inline_list.insert_with_room(kKeySize + value.size(), [&](char* room) -> const char* {
+      fill(room, k);
+      return room;
+    });
+  }
+  cache.emplace_back(std::make_pair(entries, value_bytes), std::move(l));
+  return *cache.back().second;
+}
+
+void BM_SkipListLayout(benchmark::State& state) {
+  const LayoutLists& l =
+      layout_lists(static_cast<size_t>(state.range(1)), static_cast<size_t>(state.range(2)));
+  const EntryList& list = state.range(0) != 0 ? l.inline_list : l.separate;
+  const std::vector<uint32_t> order = shuffled_indices(l.keys.size(), kSeed + 1);
+  size_t i = 0;
+  size_t found = 0;
+  for (auto _ : state) {
+    found += list.contains(l.keys[order[i]].data()) ? 1 : 0;
+    if (++i == order.size()) i = 0;
+  }
+  benchmark::DoNotOptimize(found);
+  if (found != static_cast<size_t>(state.iterations())) state.SkipWithError("a key was not found");
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+// 80,000 entries of 840-byte values: about one 64 MiB memtable of browser-shaped rows.
+BENCHMARK(BM_SkipListLayout)
+    ->ArgNames({"layout", "entries", "value_bytes"})
+    ->Args({0, 80000, 840})
+    ->Args({1, 80000, 840})
+    ->Args({0, 1000000, 100})
+    ->Args({1, 1000000, 100});
 
 }  // namespace
 }  // namespace skv::microbench

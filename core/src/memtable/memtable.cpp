@@ -12,7 +12,8 @@ namespace skv {
 
 namespace {
 
-// Each entry is one arena allocation, pointed to by one skiplist node:
+// Each entry shares one arena allocation with the skiplist node that points to it (right after
+// the node's links):
 //
 //   entry := ikey_len:varint32 ikey value_len:varint32 value
 //   ikey  := user_key ‖ trailer:fixed64 ‖ timestamp:fixed64   (format/internal_key.h)
@@ -123,18 +124,20 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
   const size_t ikey_len = user_key.size() + kInternalKeySuffix;
   const size_t len =
       varint_length(ikey_len) + ikey_len + varint_length(value.size()) + value.size();
-  char* buf = rep_->arena.allocate(len);
-  char* p = encode_varint32(buf, static_cast<uint32_t>(ikey_len));
-  std::memcpy(p, user_key.data(), user_key.size());
-  p += user_key.size();
-  encode_fixed64(p, pack_trailer(seq, kind));
-  encode_fixed64(p + 8, timestamp);
-  p += kInternalKeySuffix;
-  p = encode_varint32(p, static_cast<uint32_t>(value.size()));
-  if (!value.empty()) std::memcpy(p, value.data(), value.size());
-  assert(p + value.size() == buf + len);
   rep_->filter.add(user_key);  // before the insert: see KeyFilter's ordering note
-  rep_->list.insert(buf);
+  // The entry goes right after its node's links, so a search step reads one stretch of memory.
+  rep_->list.insert_with_room(len, [&](char* buf) -> const char* {
+    char* p = encode_varint32(buf, static_cast<uint32_t>(ikey_len));
+    std::memcpy(p, user_key.data(), user_key.size());
+    p += user_key.size();
+    encode_fixed64(p, pack_trailer(seq, kind));
+    encode_fixed64(p + 8, timestamp);
+    p += kInternalKeySuffix;
+    p = encode_varint32(p, static_cast<uint32_t>(value.size()));
+    if (!value.empty()) std::memcpy(p, value.data(), value.size());
+    assert(p + value.size() == buf + len);
+    return buf;
+  });
   rep_->num_entries.fetch_add(1, std::memory_order_release);
   if (seq > rep_->largest_sequence.load(std::memory_order_relaxed)) {
     rep_->largest_sequence.store(seq, std::memory_order_release);

@@ -46,6 +46,13 @@ class SkipList {
   // Adds `key`. REQUIRES: no key comparing equal is in the list; writers serialized.
   void insert(const Key& key);
 
+  // Adds a key that lives in the node's own allocation: `room` bytes right after the node's links
+  // are handed to `fill(char* room)`, which writes the key's bytes there and returns the Key
+  // (typically a pointer to them). A search then reads a node's links and its key bytes from
+  // neighbouring memory instead of two distant places. Same requirements as insert().
+  template <typename Fill>
+  void insert_with_room(size_t room, Fill&& fill);
+
   // Whether a key comparing equal to `key` is in the list.
   bool contains(const Key& key) const;
 
@@ -115,7 +122,14 @@ class SkipList {
     }
   };
 
+  static size_t node_bytes(int height) {
+    return Node::links_offset() + sizeof(std::atomic<Node*>) * height;
+  }
+  // Builds a node with null links in `mem` (node_bytes(height) bytes from the arena).
+  static Node* construct_node(char* mem, const Key& key, int height);
   Node* new_node(const Key& key, int height);
+  // Links the unpublished node `n` of `height` into the list.
+  void link(Node* n, int height);
   int random_height();
   int max_height() const { return max_height_.load(std::memory_order_relaxed); }
   bool less(const Key& a, const Key& b) const { return compare_(a, b) < 0; }
@@ -147,10 +161,15 @@ SkipList<Key, Comparator>::SkipList(Comparator cmp, Arena* arena, uint64_t seed)
 template <typename Key, typename Comparator>
 typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::new_node(const Key& key,
                                                                               int height) {
+  return construct_node(arena_->allocate_aligned(node_bytes(height)), key, height);
+}
+
+template <typename Key, typename Comparator>
+typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::construct_node(char* mem,
+                                                                                    const Key& key,
+                                                                                    int height) {
   static_assert(alignof(Node) <= Arena::kAlignment);
   static_assert(alignof(std::atomic<Node*>) <= Arena::kAlignment);
-  const size_t bytes = Node::links_offset() + sizeof(std::atomic<Node*>) * height;
-  char* mem = arena_->allocate_aligned(bytes);
   Node* n = new (mem) Node(key);
   for (int i = 0; i < height; ++i)
     new (mem + Node::links_offset() + sizeof(std::atomic<Node*>) * i) std::atomic<Node*>(nullptr);
@@ -238,18 +257,31 @@ typename SkipList<Key, Comparator>::Node* SkipList<Key, Comparator>::find_last()
 
 template <typename Key, typename Comparator>
 void SkipList<Key, Comparator>::insert(const Key& key) {
-  Node* prev[kMaxHeight];
-  Node* x = find_greater_or_equal(key, prev);
-  assert(x == nullptr || compare_(key, x->key) != 0);
-  (void)x;
   const int height = random_height();
+  link(new_node(key, height), height);
+}
+
+template <typename Key, typename Comparator>
+template <typename Fill>
+void SkipList<Key, Comparator>::insert_with_room(size_t room, Fill&& fill) {
+  const int height = random_height();
+  char* mem = arena_->allocate_aligned(node_bytes(height) + room);
+  const Key key = fill(mem + node_bytes(height));
+  link(construct_node(mem, key, height), height);
+}
+
+template <typename Key, typename Comparator>
+void SkipList<Key, Comparator>::link(Node* n, int height) {
+  Node* prev[kMaxHeight];
+  Node* x = find_greater_or_equal(n->key, prev);
+  assert(x == nullptr || compare_(n->key, x->key) != 0);
+  (void)x;
   if (height > max_height()) {
     for (int i = max_height(); i < height; ++i) prev[i] = head_;
     // Readers that see the new height before the node find null links at the new levels of
     // head_ and simply move down.
     max_height_.store(height, std::memory_order_relaxed);
   }
-  Node* n = new_node(key, height);
   for (int i = 0; i < height; ++i) {
     n->set_next_relaxed(i, prev[i]->next_relaxed(i));  // n is not visible yet
     prev[i]->set_next(i, n);                           // publishes n at level i
