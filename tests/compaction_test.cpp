@@ -571,6 +571,51 @@ TEST_CASE("a missing table is an error for reads, scans and compactions", "[comp
   REQUIRE(f.object_names() == before);  // no output left behind
 }
 
+TEST_CASE("point iterators take only the tables that may hold the key", "[compaction]") {
+  Fixture f;
+  f.flush({{"a", ValueKind::Value, "1"}, {"m", ValueKind::Value, "2"}});     // L0 [a, m]
+  f.flush({{"b", ValueKind::Value, "3"}, {"z", ValueKind::Value, "4"}});     // L0 [b, z]
+  f.flush({{"c", ValueKind::Value, "5"}}, 2);                                // L2 [c, c]
+  f.flush({{"a", ValueKind::Delete, ""}, {"k", ValueKind::Value, "6"}}, 3);  // L3 [a, k]
+
+  // "a": the two tables that hold it, and its two versions, newest first.
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  REQUIRE(f.vset->current()->add_point_iterators("a", TableReadOptions(), &children).ok());
+  CHECK(children.size() == 2);
+  auto it = new_merging_iterator(std::move(children));
+  RawEntries want{{"a", 1, ValueKind::Value}, {"a", 6, ValueKind::Delete}};
+  RawEntries got;
+  for (const auto& e : scan_raw(it.get())) {
+    if (std::get<0>(e) == "a") got.push_back(e);
+  }
+  std::sort(got.begin(), got.end());
+  CHECK(got == want);
+
+  // Keys inside three tables' ranges that none of them holds: the filters leave out nearly
+  // every table (at ten bits a key a false positive is about one in a hundred).
+  size_t taken = 0;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<std::unique_ptr<InternalIterator>> c;
+    REQUIRE(f.vset->current()
+                ->add_point_iterators("d" + std::to_string(i), TableReadOptions(), &c)
+                .ok());
+    taken += c.size();
+  }
+  CHECK(taken < 30);  // 300 without the filters
+
+  // A table that cannot be opened is an error, for a key in its range only.
+  const FileMetaPtr first = f.vset->current()->files(0).back();  // the oldest L0 table: [a, m]
+  REQUIRE(extract_user_key(first->smallest) == "a");
+  REQUIRE(f.storage->objects().remove(table_file_name(first->number)).ok());
+  f.tables->evict(first->number);
+  children.clear();
+  Status s = f.vset->current()->add_point_iterators("a", TableReadOptions(), &children);
+  REQUIRE(s.is_corruption());
+  CHECK(s.message().find(table_file_name(first->number)) != std::string::npos);
+  children.clear();
+  CHECK(f.vset->current()->add_point_iterators("y", TableReadOptions(), &children).ok());
+}
+
 TEST_CASE("a failed compaction removes its outputs", "[compaction]") {
   Fixture f([](Options* o) { o->target_file_size = 1024; });
   for (int round = 0; round < 3; ++round) {

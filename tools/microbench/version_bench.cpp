@@ -26,7 +26,10 @@ constexpr uint64_t kStep = 1000;  // nanoseconds between two versions of a key
 // kKeys keys, each written `versions` times (one commit per version, timestamps kStep apart),
 // then flushed and compacted.
 struct VersionedTree {
-  explicit VersionedTree(size_t versions_per_key)
+  // other_tables: after the compaction, that many more flushed tables and a memtable, each with
+  // kKeys other keys (one version each) spread over the same key range, as a tree that keeps
+  // taking writes has; reads of the first keys find nothing in them.
+  explicit VersionedTree(size_t versions_per_key, size_t other_tables = 0)
       : platform(std::make_shared<MemoryPlatform>()),
         tree(value_or_die(TreeBuilder()
                               .with_path("microbench-versions")
@@ -45,6 +48,14 @@ struct VersionedTree {
     }
     check_ok(tree.flush().wait(), "flush");
     check_ok(tree.compact_all(), "compact");
+    for (size_t t = 0; t <= other_tables && other_tables > 0; ++t) {
+      Transaction tx = value_or_die(tree.begin_with_mode(Mode::WriteOnly), "begin");
+      for (const std::string& k : make_keys(kKeys * (t + 1), kKeys)) {
+        check_ok(tx.set_at(k, value, kStart + versions * kStep), "set_at");
+      }
+      check_ok(tx.commit().wait(), "commit");
+      if (t < other_tables) check_ok(tree.flush().wait(), "flush");  // the last stays in memory
+    }
   }
   std::shared_ptr<MemoryPlatform> platform;
   Tree tree;
@@ -66,6 +77,23 @@ void BM_GetAt(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 BENCHMARK(BM_GetAt)->ArgName("versions")->Arg(1)->Arg(10)->Arg(100);
+
+// get_at as BM_GetAt with 10 versions a key, in a tree that also holds `other_tables` tables
+// and a memtable of other keys: what the filters save a read by time.
+void BM_GetAtAmongOthers(benchmark::State& state) {
+  VersionedTree t(10, static_cast<size_t>(state.range(0)));
+  Transaction tx = value_or_die(t.tree.begin_with_mode(Mode::ReadOnly), "begin");
+  std::mt19937_64 rng(kSeed + 4);
+  for (auto _ : state) {
+    const std::string& k = t.keys[rng() % kKeys];
+    const uint64_t ts = kStart + (rng() % t.versions) * kStep + kStep / 2;
+    auto v = value_or_die(tx.get_at(k, ts), "get_at");
+    if (!v.has_value()) state.SkipWithError("a version was not found");
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_GetAtAmongOthers)->ArgName("other_tables")->Arg(0)->Arg(4);
 
 // The whole history of a key. items_per_second is histories/s.
 void BM_History(benchmark::State& state) {

@@ -161,6 +161,10 @@ bool MemTable::get(std::string_view user_key, SequenceNumber snapshot, GetResult
   return true;
 }
 
+bool MemTable::may_contain(std::string_view user_key) const {
+  return rep_->filter.may_contain(user_key);
+}
+
 std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
   return std::make_unique<MemTableIterator>(&rep_->list);
 }

@@ -45,6 +45,10 @@ class MemTable {
   // memtable has none.
   bool get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const;
 
+  // False only if this memtable holds no version of `user_key` (its key filter says so). A version
+  // added later was committed after every snapshot taken before this call.
+  bool may_contain(std::string_view user_key) const;
+
   // A cursor over every entry (all versions), in internal-key order. Supports both directions.
   std::unique_ptr<InternalIterator> new_iterator() const;
 

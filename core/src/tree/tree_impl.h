@@ -166,7 +166,11 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // reads (tree_read.cpp)
   std::shared_ptr<const ReadView> current_view() const;
   // Every entry of the view's memtables and tables, merged. REQUIRES: check_open() passed.
-  std::unique_ptr<InternalIterator> merged_input(const ReadView& v, bool fill_cache) const;
+  // With `only_key`, the caller reads that user key alone: memtables and tables whose filters
+  // rule it out are left out, and an error opening a table is an iterator with that status.
+  std::unique_ptr<InternalIterator> merged_input(
+      const ReadView& v, bool fill_cache,
+      std::optional<std::string_view> only_key = std::nullopt) const;
   // Wraps `it` so it keeps `v` alive and stops at close().
   std::unique_ptr<UserIterator> pin(std::shared_ptr<const ReadView> v,
                                     std::unique_ptr<UserIterator> it) const;

@@ -140,17 +140,40 @@ class PinnedIterator final : public UserIterator {
 
 }  // namespace
 
-std::unique_ptr<InternalIterator> TreeImpl::merged_input(const ReadView& v, bool fill_cache) const {
+std::unique_ptr<InternalIterator> TreeImpl::merged_input(
+    const ReadView& v, bool fill_cache, std::optional<std::string_view> only_key) const {
   std::vector<std::unique_ptr<InternalIterator>> children;
   children.reserve(2 + v.imms.size() + static_cast<size_t>(v.version->level_count()));
-  children.push_back(v.mem->new_iterator());
-  for (const auto& imm : v.imms) children.push_back(imm->new_iterator());
+  auto add_memtable = [&](const MemTable& m) {
+    if (!only_key || m.may_contain(*only_key)) children.push_back(m.new_iterator());
+  };
+  add_memtable(*v.mem);
+  for (const auto& imm : v.imms) add_memtable(*imm);
   TableReadOptions read_options;
   read_options.fill_cache = fill_cache;
   read_options.scan_pool = !fill_cache;  // concurrent counts share what one of them decoded
-  v.version->add_iterators(read_options, &children);
+  if (only_key) {
+    Status s = v.version->add_point_iterators(*only_key, read_options, &children);
+    if (!s.ok()) return new_empty_iterator(std::move(s));
+  } else {
+    v.version->add_iterators(read_options, &children);
+  }
   return new_merging_iterator(std::move(children));
 }
+
+namespace {
+
+// The one user key in [lower, upper) when that range holds exactly one (upper is lower followed
+// by a zero byte, the next key in byte order), so its reader may use the filters.
+std::optional<std::string_view> single_key(const std::string& lower, const std::string& upper) {
+  if (lower.empty() || upper.size() != lower.size() + 1 || upper.back() != '\0' ||
+      upper.compare(0, lower.size(), lower) != 0) {
+    return std::nullopt;
+  }
+  return std::string_view(lower);
+}
+
+}  // namespace
 
 std::unique_ptr<UserIterator> TreeImpl::pin(std::shared_ptr<const ReadView> v,
                                             std::unique_ptr<UserIterator> it) const {
@@ -178,7 +201,7 @@ Result<std::unique_ptr<UserIterator>> TreeImpl::new_time_iterator(SequenceNumber
   SKV_RETURN_IF_ERROR(check_open());
   std::shared_ptr<const ReadView> v = current_view();
   if (v == nullptr) return Status::closed("tree is closed");
-  std::unique_ptr<InternalIterator> input = merged_input(*v, true);
+  std::unique_ptr<InternalIterator> input = merged_input(*v, true, single_key(lower, upper));
   const bool keys_only = query.kind == TimeQuery::Kind::AsOf && query.keys_only;
   std::shared_ptr<ValueResolver> resolver = keys_only ? nullptr : v->vlog_cache->resolver(true);
   std::unique_ptr<UserIterator> it =

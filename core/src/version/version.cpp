@@ -157,6 +157,24 @@ void Version::add_iterators(const TableReadOptions& options,
   }
 }
 
+Status Version::add_point_iterators(std::string_view user_key, const TableReadOptions& options,
+                                    std::vector<std::unique_ptr<InternalIterator>>* out) const {
+  std::shared_ptr<const void> pin = weak_from_this().lock();
+  auto add = [&](const FileMetaPtr& f) -> Status {
+    SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table, table_cache_->get(f->number));
+    if (table->may_contain(user_key)) {
+      out->push_back(new_level_iterator(pin, table_cache_.get(), {f}, options));
+    }
+    return Status::OK();
+  };
+  for (size_t level = 0; level < files_.size(); ++level) {
+    for (const FileMetaPtr& f : overlapping_files(static_cast<int>(level), user_key, user_key)) {
+      SKV_RETURN_IF_ERROR(add(f));
+    }
+  }
+  return Status::OK();
+}
+
 std::vector<FileMetaPtr> Version::overlapping_files(int level,
                                                     std::optional<std::string_view> begin,
                                                     std::optional<std::string_view> end) const {

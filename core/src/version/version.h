@@ -93,6 +93,12 @@ class Version : public std::enable_shared_from_this<Version> {
   void add_iterators(const TableReadOptions& options,
                      std::vector<std::unique_ptr<InternalIterator>>* out) const;
 
+  // add_iterators() for a reader of one user key: only the files whose key range holds
+  // `user_key` and whose bloom filter does not rule it out, at most one per deeper level. The
+  // tables are opened here (to ask their filters), so an error opening one is returned.
+  Status add_point_iterators(std::string_view user_key, const TableReadOptions& options,
+                             std::vector<std::unique_ptr<InternalIterator>>* out) const;
+
   // Files of `level` whose user-key range intersects [begin, end] (inclusive user keys; nullopt
   // is unbounded on that side), in the level's order. For L0 every intersecting file is returned
   // without widening the range by the files found.
