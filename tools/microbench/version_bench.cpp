@@ -63,27 +63,11 @@ struct VersionedTree {
   size_t versions;
 };
 
-// get_at at a uniformly random time inside the key's history. items_per_second is reads/s.
-void BM_GetAt(benchmark::State& state) {
-  VersionedTree t(static_cast<size_t>(state.range(0)));
+// get_at at a uniformly random time inside the key's history, on `t`. Every read must find a
+// version. items_per_second is reads/s.
+void read_at_random_times(benchmark::State& state, const VersionedTree& t, uint64_t seed) {
   Transaction tx = value_or_die(t.tree.begin_with_mode(Mode::ReadOnly), "begin");
-  std::mt19937_64 rng(kSeed + 1);
-  for (auto _ : state) {
-    const std::string& k = t.keys[rng() % kKeys];
-    const uint64_t ts = kStart + (rng() % t.versions) * kStep + kStep / 2;
-    auto v = value_or_die(tx.get_at(k, ts), "get_at");
-    benchmark::DoNotOptimize(v);
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
-}
-BENCHMARK(BM_GetAt)->ArgName("versions")->Arg(1)->Arg(10)->Arg(100);
-
-// get_at as BM_GetAt with 10 versions a key, in a tree that also holds `other_tables` tables
-// and a memtable of other keys: what the filters save a read by time.
-void BM_GetAtAmongOthers(benchmark::State& state) {
-  VersionedTree t(10, static_cast<size_t>(state.range(0)));
-  Transaction tx = value_or_die(t.tree.begin_with_mode(Mode::ReadOnly), "begin");
-  std::mt19937_64 rng(kSeed + 4);
+  std::mt19937_64 rng(seed);
   for (auto _ : state) {
     const std::string& k = t.keys[rng() % kKeys];
     const uint64_t ts = kStart + (rng() % t.versions) * kStep + kStep / 2;
@@ -92,6 +76,17 @@ void BM_GetAtAmongOthers(benchmark::State& state) {
     benchmark::DoNotOptimize(v);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
+void BM_GetAt(benchmark::State& state) {
+  read_at_random_times(state, VersionedTree(static_cast<size_t>(state.range(0))), kSeed + 1);
+}
+BENCHMARK(BM_GetAt)->ArgName("versions")->Arg(1)->Arg(10)->Arg(100);
+
+// get_at as BM_GetAt with 10 versions a key, in a tree that also holds `other_tables` tables
+// and a memtable of other keys: what the filters save a read by time.
+void BM_GetAtAmongOthers(benchmark::State& state) {
+  read_at_random_times(state, VersionedTree(10, static_cast<size_t>(state.range(0))), kSeed + 4);
 }
 BENCHMARK(BM_GetAtAmongOthers)->ArgName("other_tables")->Arg(0)->Arg(4);
 
