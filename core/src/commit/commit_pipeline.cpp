@@ -37,6 +37,7 @@ struct CommitPipeline::Request {
   bool sync = false;
   std::function<void(const Status&)> barrier;  // set for a barrier, which has no batch
   Promise<Status> promise;
+  std::shared_ptr<WakeGroup> wake;  // the waiters' wake-up (not for a deferred pipeline)
 
   // Calls fn(key) for every key the batch writes.
   template <typename Fn>
@@ -119,6 +120,12 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
     if (closed_) {
       finish_inflight(*req);  // REQUIRES commit_mu_: held
       return CommitFuture::make_ready(Status::closed("tree is closed"));
+    }
+    if (!deferred_) {
+      // Every commit queued until the leader takes the next group shares one wake-up.
+      if (!open_wake_) open_wake_ = std::make_shared<WakeGroup>();
+      req->wake = open_wake_;
+      req->promise.join(open_wake_);
     }
     queue_.push_back(req);
     if (!leader_active_) {
@@ -205,6 +212,7 @@ void CommitPipeline::run_leader(Role role) {
         if (group.back()->barrier) break;
         bytes += group.back()->record.size();
       }
+      open_wake_.reset();  // commits queued from now on wake with a later group
       if (group.empty()) {
         leader_active_ = false;
         leader_running_ = false;
@@ -218,12 +226,28 @@ void CommitPipeline::run_leader(Role role) {
       continue;
     }
     Status s = write_group(group);
-    for (auto& req : group) {
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(commit_mu_);
-        finish_inflight(*req);
-      }
-      req->promise.set(s);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(commit_mu_);
+      for (const auto& req : group) finish_inflight(*req);
+    }
+    complete(group, s);
+  }
+}
+
+void CommitPipeline::complete(const Group& group, const Status& s) {
+  if (deferred_) {
+    for (const auto& req : group) req->promise.set(s);
+    return;
+  }
+  // A group holds the commits of one wake-up, sometimes the tail of the previous one's (a group
+  // cut at kMaxGroupBytes): one system call per wake-up, not one per commit.
+  for (const auto& req : group) req->promise.set_without_wake(s);
+  const WakeGroup* woken = nullptr;
+  for (const auto& req : group) {
+    WakeGroup* w = req->wake.get();
+    if (w != woken) {
+      w->wake_all();
+      woken = w;
     }
   }
 }

@@ -17,7 +17,9 @@
 //      the env to make room, appends the group to the WAL with one write and at most one sync
 //      (if any member asked for it), applies each batch, publishes the group's last sequence
 //      number (a snapshot always sees a prefix of the commit order), takes the keys out of
-//      flight and completes the futures. It repeats until the queue is empty.
+//      flight and completes the futures, waking their waiters with one call per WakeGroup (the
+//      commits queued between two groups being taken share one). It repeats until the queue is
+//      empty.
 //      A committing thread that leads takes a bounded turn: once it has led for kLeaderTurn it
 //      asks for a successor, and the next thread that queues a commit takes over (waiting for
 //      the current group to finish) while the old leader returns. So no commit() call is held
@@ -161,6 +163,8 @@ class CommitPipeline {
   void start_leader();
   void run_leader(Role role);
   Status write_group(const Group& group);
+  // Completes the group's futures with `s` and wakes their waiters.
+  void complete(const Group& group, const Status& s);
   void finish_inflight(const Request& req);
 
   CommitEnv* const env_;
@@ -182,6 +186,8 @@ class CommitPipeline {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::deque<std::shared_ptr<Request>> queue_;
+  // The wake-up the commits queued since the leader took its last group share (not deferred).
+  std::shared_ptr<WakeGroup> open_wake_;
   bool leader_active_ = false;   // a leader runs or is scheduled: committers just queue
   bool leader_running_ = false;  // run_leader() is draining the queue on some thread
   bool want_successor_ = false;  // the running leader's turn is up
