@@ -301,7 +301,9 @@ TEST_CASE("sealed log records round-trip, several per append, small and large", 
         {plaintext(1, 0)},
         {plaintext(17, 1), plaintext(511, 2), plaintext(513, 3), plaintext(4096, 4)},
         {plaintext(300000, 5)},  // larger than the reader's window
-        {plaintext(2, 6), plaintext(70000, 7)}};
+        {plaintext(2, 6), plaintext(70000, 7)},
+        // A group of more than a MiB goes out in stretches: each sealed at its own offset too.
+        {plaintext(600000, 8), plaintext(600000, 9), plaintext(1200000, 10), plaintext(5, 11)}};
     const std::vector<std::string> written = flatten(groups);
     write_log(m, ring.get(), name, kind, 5, groups);
 

@@ -11,6 +11,7 @@
 #include "format/file_header.h"
 #include "skv/platform.h"
 #include "util/coding.h"
+#include "util/log_appender.h"
 #include "wal/log_format.h"
 #include "wal/log_reader.h"
 #include "wal/log_writer.h"
@@ -224,6 +225,32 @@ TEST_CASE("add_records writes a whole group with one append", "[wal]") {
   ReadAll r = read_all(st->data);
   REQUIRE(r.status.ok());
   CHECK(r.records == all);
+}
+
+TEST_CASE("a group of more than a MiB goes out in stretches of the reused buffer", "[wal]") {
+  const uint64_t seed = 7;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  auto st = std::make_shared<FakeFileState>();
+  auto w = new_writer(st);
+  // 3 MB of 100 kB records, one record larger than a stretch in the middle, then small ones.
+  std::vector<std::string> group;
+  for (int i = 0; i < 15; ++i) group.push_back(random_payload(rng, 100000));
+  group.push_back(random_payload(rng, LogAppender::kKeepBufferCapacity + 5));
+  for (int i = 0; i < 15; ++i) group.push_back(random_payload(rng, 100000));
+  for (int i = 0; i < 5; ++i) group.push_back(random_payload(rng, 1 + rng() % 100));
+  std::vector<std::string_view> views(group.begin(), group.end());
+  REQUIRE(w->add_records(views).ok());
+  // Stretches of up to kKeepBufferCapacity: 10 records (with the file header in front), 5 (cut
+  // before the large one), the large one alone, 10, then the last 5 with the small ones.
+  CHECK(st->appends == 5);
+  CHECK(w->size() == st->data.size());
+  REQUIRE(w->add_record("after").ok());
+  group.push_back("after");
+  ReadAll r = read_all(st->data);
+  REQUIRE(r.status.ok());
+  CHECK_FALSE(r.torn);
+  CHECK(r.records == group);
 }
 
 TEST_CASE("a writer on a non-empty file appends without a second header", "[wal]") {

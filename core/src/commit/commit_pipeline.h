@@ -14,7 +14,7 @@
 //      order is sequence order.
 //   2. A leader (the committing thread that found none running, or an executor task when the
 //      pipeline is deferred) takes the queued requests as a group (up to kMaxGroupBytes), asks
-//      the env to make room, appends the group to the WAL with one write and at most one sync
+//      the env to make room, appends the group to the WAL (one write per MiB) and at most one sync
 //      (if any member asked for it), applies each batch, publishes the group's last sequence
 //      number (a snapshot always sees a prefix of the commit order), takes the keys out of
 //      flight and completes the futures, waking their waiters with one call per WakeGroup (the
@@ -83,8 +83,8 @@ class CommitEnv {
   // With `force`, freezes a non-empty memtable whatever its size.
   virtual Status make_room(bool force) = 0;
 
-  // Appends `records` (one encoded WriteBatch per commit) to the WAL with one write, and syncs
-  // it when `sync`.
+  // Appends `records` (one encoded WriteBatch per commit) to the WAL, one write per MiB or so
+  // (log::Writer::add_records), and syncs it when `sync`.
   virtual Status write_wal(const std::vector<std::string_view>& records, bool sync) = 0;
 
   // Inserts one committed batch (an encoded WriteBatch with its sequence number) into the

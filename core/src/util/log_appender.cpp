@@ -4,12 +4,6 @@
 
 namespace skv {
 
-namespace {
-// The reused buffer is released after a write bigger than this, so one large record does not
-// pin its memory for the life of the file.
-constexpr size_t kKeepBufferCapacity = size_t{1} << 20;
-}  // namespace
-
 LogAppender::LogAppender(std::unique_ptr<LogFile> file, const FileHeader& header)
     : file_(std::move(file)) {
   if (file_->size() == 0) encode_file_header(header, &pending_header_);

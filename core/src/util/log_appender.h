@@ -23,6 +23,11 @@ namespace skv {
 
 class LogAppender {
  public:
+  // The reused buffer keeps at most this much room between writes; a write that needs more gets
+  // a buffer of its own, freed afterwards. Callers that write many records at once write them in
+  // stretches of about this size, so the buffer is reused and never fresh memory to fault in.
+  static constexpr size_t kKeepBufferCapacity = size_t{1} << 20;
+
   // Takes ownership of `file`. If the file is empty, `header` goes in front of the first append;
   // a non-empty file is assumed to start with a valid header, and appends go at its end.
   LogAppender(std::unique_ptr<LogFile> file, const FileHeader& header);

@@ -1,7 +1,9 @@
 #include "wal/log_writer.h"
-#include "util/status_macros.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "util/status_macros.h"
 
 #include "crypto/cipher_source.h"
 #include "util/coding.h"
@@ -77,10 +79,21 @@ Status Writer::add_records(const std::vector<std::string_view>& payloads) {
     total += kRecordHeaderSize + p.size() + overhead;
   }
   if (payloads.empty()) return Status();
-  // The buffer starts at the file's end (with the file header, if pending, in front), so each
+  // Written in stretches of up to the appender's reused buffer (a group of large batches would
+  // otherwise take a fresh buffer of several MiB every time, every page of it a fault). Each
+  // stretch starts at the file's end (with the file header, if pending, in front), so each
   // record is sealed at its own offset.
-  std::string* buf = out_.start(total);
-  for (std::string_view p : payloads) append_framed(p, out_.size(), buf);
+  constexpr size_t kStretch = LogAppender::kKeepBufferCapacity;
+  std::string* buf = out_.start(std::min(total, kStretch));
+  for (std::string_view p : payloads) {
+    const size_t framed = kRecordHeaderSize + p.size() + overhead;
+    if (buf->size() > 0 && buf->size() + framed > kStretch) {
+      SKV_RETURN_IF_ERROR(out_.append());
+      buf = out_.start(std::min(total, kStretch));
+    }
+    append_framed(p, out_.size(), buf);
+    total -= framed;
+  }
   return out_.append();
 }
 

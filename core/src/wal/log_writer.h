@@ -41,8 +41,11 @@ class Writer {
   // failed append may leave part of the record in the file, so after one every later
   // add_record/add_records returns that same error: the caller must move to a new file.
   Status add_record(std::string_view payload);
-  // Appends several records with a single LogFile::append (group commit). InvalidArgument, with
-  // nothing written, if any payload is empty or too large. An empty list writes nothing.
+  // Appends several records (group commit), with one LogFile::append per stretch of up to
+  // LogAppender::kKeepBufferCapacity bytes (a record larger than that goes alone).
+  // InvalidArgument, with nothing written, if any payload is empty or too large. An empty list
+  // writes nothing. A failed append stops the rest: what was appended before it may be in the
+  // file.
   Status add_records(const std::vector<std::string_view>& payloads);
   // LogFile::sync(). A failed sync is sticky like a failed append.
   Status sync();
