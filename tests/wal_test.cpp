@@ -228,17 +228,15 @@ TEST_CASE("add_records writes a whole group with one append", "[wal]") {
 }
 
 TEST_CASE("a group of more than a MiB goes out in stretches of the reused buffer", "[wal]") {
-  const uint64_t seed = 7;
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
-  auto st = std::make_shared<FakeFileState>();
-  auto w = new_writer(st);
   // 3 MB of 100 kB records, one record larger than a stretch in the middle, then small ones.
+  std::mt19937_64 rng(7);
   std::vector<std::string> group;
   for (int i = 0; i < 15; ++i) group.push_back(random_payload(rng, 100000));
   group.push_back(random_payload(rng, LogAppender::kKeepBufferCapacity + 5));
   for (int i = 0; i < 15; ++i) group.push_back(random_payload(rng, 100000));
   for (int i = 0; i < 5; ++i) group.push_back(random_payload(rng, 1 + rng() % 100));
+  auto st = std::make_shared<FakeFileState>();
+  auto w = new_writer(st);
   std::vector<std::string_view> views(group.begin(), group.end());
   REQUIRE(w->add_records(views).ok());
   // Stretches of up to kKeepBufferCapacity: 10 records (with the file header in front), 5 (cut
