@@ -251,6 +251,21 @@ TEST_CASE("a group of more than a MiB goes out in stretches of the reused buffer
   CHECK(r.records == group);
 }
 
+TEST_CASE("a new file's header goes out with the first record, however large", "[wal]") {
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> group = {random_payload(rng, LogAppender::kKeepBufferCapacity + 5),
+                                          random_payload(rng, 10)};
+  auto st = std::make_shared<FakeFileState>();
+  auto w = new_writer(st);
+  std::vector<std::string_view> views(group.begin(), group.end());
+  REQUIRE(w->add_records(views).ok());
+  // The header and the large record in one write, the small record in the next.
+  CHECK(st->appends == 2);
+  ReadAll r = read_all(st->data);
+  REQUIRE(r.status.ok());
+  CHECK(r.records == group);
+}
+
 TEST_CASE("a writer on a non-empty file appends without a second header", "[wal]") {
   auto st = std::make_shared<FakeFileState>();
   {

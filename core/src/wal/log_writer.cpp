@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "util/status_macros.h"
-
 #include "crypto/cipher_source.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/status_macros.h"
 #include "wal/log_format.h"
 
 namespace skv::log {
@@ -82,16 +81,19 @@ Status Writer::add_records(const std::vector<std::string_view>& payloads) {
   // Written in stretches of up to the appender's reused buffer (a group of large batches would
   // otherwise take a fresh buffer of several MiB every time, every page of it a fault). Each
   // stretch starts at the file's end (with the file header, if pending, in front), so each
-  // record is sealed at its own offset.
+  // record is sealed at its own offset. A stretch is cut only after it holds a record: a pending
+  // file header never goes out as a write of its own.
   constexpr size_t kStretch = LogAppender::kKeepBufferCapacity;
   std::string* buf = out_.start(std::min(total, kStretch));
+  bool holds_records = false;
   for (std::string_view p : payloads) {
     const size_t framed = kRecordHeaderSize + p.size() + overhead;
-    if (buf->size() > 0 && buf->size() + framed > kStretch) {
+    if (holds_records && buf->size() + framed > kStretch) {
       SKV_RETURN_IF_ERROR(out_.append());
       buf = out_.start(std::min(total, kStretch));
     }
     append_framed(p, out_.size(), buf);
+    holds_records = true;
     total -= framed;
   }
   return out_.append();
