@@ -123,6 +123,62 @@ TEST_CASE("first committer wins: keys in flight and keys committed after the sna
   p.close();
 }
 
+TEST_CASE("a commit that lands while a check looks its keys up is a conflict, however long ago",
+          "[commit]") {
+  // The check first looks keys up with no lock held; a commit that lands meanwhile must still be
+  // caught under the lock, from the in-flight set while it keeps the commit's keys and by a
+  // second lookup once the set has forgotten them.
+  const int others = GENERATE(0, 10, 40000);
+  INFO("commits landing after the conflicting one: " << others);
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/false);
+  bool first = true;
+  env.after_lookup = [&](std::string_view key) {
+    if (key != "k" || !first) return;
+    first = false;
+    // The check of "k" found nothing; now another transaction commits "k", then others land.
+    require_ok(p.commit(batch_of({"k"}), 0, true, false).wait());
+    for (int i = 0; i < others; ++i) {
+      require_ok(p.commit(batch_of({"other/" + std::to_string(i)}), 0, false, false).wait());
+    }
+  };
+  Status s = p.commit(batch_of({"k"}), 0, true, false).wait();
+  CHECK_FALSE(first);
+  CHECK(s.code() == Code::Conflict);
+  CHECK(env.committed["k"] == 1);  // only the first writer's
+  // A transaction that saw the first writer commits.
+  require_ok(
+      p.commit(batch_of({"k"}), static_cast<SequenceNumber>(others) + 1, true, false).wait());
+  CHECK(env.committed["k"] == static_cast<SequenceNumber>(others) + 2);
+  // Lookups: the first look of the conflicting check, the other writer's, the last commit's;
+  // and a second look under the lock only where the set had forgotten the other writer.
+  CHECK(env.lookups == (others == 40000 ? 4 : 3));
+  // Every check has finished: the set keeps nothing applied.
+  CHECK(p.inflight_entries() == 0);
+  p.close();
+}
+
+TEST_CASE("the in-flight set keeps no applied keys when no check is running", "[commit]") {
+  FakeEnv env;
+  CommitPipeline p(&env, /*deferred=*/false);
+  WriteBatch big;
+  for (int i = 0; i < 50000; ++i) big.put("key/" + std::to_string(i), "v", 1);
+  require_ok(p.commit(std::move(big), 0, true, false).wait());
+  CHECK(p.inflight_entries() == 0);
+  require_ok(p.commit(batch_of({"a", "b"}), 1, true, false).wait());
+  require_ok(p.commit(batch_of({"c"}), 0, false, false).wait());
+  CHECK(p.inflight_entries() == 0);
+  // Queued in a deferred pipeline: the keys are in flight until applied.
+  CommitPipeline d(&env, /*deferred=*/true);
+  d.start_after(3, 0);
+  CommitFuture f = d.commit(batch_of({"x", "y"}), 3, true, false);
+  CHECK(d.inflight_entries() == 2);
+  env.run_scheduled();
+  require_ok(f.wait());
+  CHECK(d.inflight_entries() == 0);
+  d.close();
+}
+
 TEST_CASE("groups are cut at the size cap", "[commit]") {
   FakeEnv env;
   CommitPipeline p(&env, /*deferred=*/true);

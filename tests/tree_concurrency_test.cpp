@@ -90,11 +90,13 @@ TEST_CASE("eight threads: counters with retry end at the exact total", "[tree][c
             }
             const uint64_t n = v->has_value() ? std::stoull(**v) : 0;
             Status s = tx->set(counter, std::to_string(n + 1));
-            // Disjoint keys ride along: each thread's own log, plus filler for flushes.
+            // Disjoint keys ride along: each thread's own log, plus filler for flushes, in
+            // enough keys that the pipeline's in-flight set forgets applied commits as it goes.
             if (s.ok()) s = tx->set("own/" + std::to_string(t), std::to_string(i));
-            if (s.ok()) {
-              s = tx->set("fill/" + std::to_string(t) + "/" + std::to_string(i),
-                          std::string(200, static_cast<char>('a' + t)));
+            for (int f = 0; s.ok() && f < 12; ++f) {
+              s = tx->set(
+                  "fill/" + std::to_string(t) + "/" + std::to_string(i) + "/" + std::to_string(f),
+                  std::string(20, static_cast<char>('a' + t)));
             }
             if (s.ok()) s = tx->commit().wait();
             if (s.ok()) break;

@@ -34,10 +34,17 @@ class FakeEnv final : public commit::CommitEnv {
     return clock;
   }
   Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber) override {
-    std::lock_guard<std::mutex> l(mu);
-    if (!lookup_error.ok()) return lookup_error;
-    auto it = committed.find(std::string(key));
-    return it == committed.end() ? SequenceNumber{0} : it->second;
+    SequenceNumber newest = 0;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      ++lookups;
+      if (!lookup_error.ok()) return lookup_error;
+      auto it = committed.find(std::string(key));
+      if (it != committed.end()) newest = it->second;
+    }
+    // Whatever lands from here on is news to the caller, as if it had looked a moment earlier.
+    if (after_lookup) after_lookup(key);
+    return newest;
   }
   Status make_room(bool force) override {
     std::lock_guard<std::mutex> l(mu);
@@ -89,6 +96,9 @@ class FakeEnv final : public commit::CommitEnv {
   Status sticky, wal_error, lookup_error;
   uint64_t clock = 1000;                   // what now_nanos() answers
   std::chrono::microseconds wal_delay{0};  // how long each write_wal() takes (set before use)
+  // Runs after each newest_sequence() lookup, before it returns, with no lock held (set before
+  // use).
+  std::function<void(std::string_view key)> after_lookup;
   std::map<std::string, SequenceNumber> committed;
   std::vector<std::string> events;
   std::vector<size_t> group_sizes;
@@ -96,6 +106,7 @@ class FakeEnv final : public commit::CommitEnv {
   std::vector<SequenceNumber> applied;
   std::deque<std::function<void()>> tasks;
   int fails = 0;
+  int lookups = 0;  // newest_sequence() calls
 };
 
 inline WriteBatch batch_of(std::initializer_list<std::string> keys, size_t value_size = 1) {

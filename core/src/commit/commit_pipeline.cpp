@@ -38,6 +38,7 @@ struct CommitPipeline::Request {
   std::function<void(const Status&)> barrier;  // set for a barrier, which has no batch
   Promise<Status> promise;
   std::shared_ptr<WakeGroup> wake;  // the waiters' wake-up (not for a deferred pipeline)
+  size_t keys = 0;                  // entries the batch writes (counted in queued_keys_)
 
   // Calls fn(key) for every key the batch writes.
   template <typename Fn>
@@ -71,25 +72,71 @@ CommitCounters CommitPipeline::counters() const {
   return c;
 }
 
-Status CommitPipeline::check_conflicts(const Request& req, SequenceNumber snapshot) {
+size_t CommitPipeline::inflight_entries() {
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  return inflight_.size();
+}
+
+Status CommitPipeline::check_committed(const Request& req, SequenceNumber snapshot) {
   Status s;
   req.for_each_key([&](std::string_view key) {
     if (!s.ok()) return;
-    bool newer = inflight_.find(key) != inflight_.end();
-    if (!newer) {
-      Result<SequenceNumber> newest = env_->newest_sequence(key, snapshot);
-      if (!newest.ok()) {
-        s = newest.status();
-        return;
-      }
-      newer = *newest > snapshot;
-    }
-    if (newer) {
-      s = Status::conflict("key '" + printable_key(key) +
-                           "' was written by another transaction that committed first");
+    Result<SequenceNumber> newest = env_->newest_sequence(key, snapshot);
+    if (!newest.ok()) {
+      s = newest.status();
+    } else if (*newest > snapshot) {
+      s = conflict(key);
     }
   });
   return s;
+}
+
+Status CommitPipeline::check_recent(const Request& req, SequenceNumber snapshot,
+                                    SequenceNumber checked_through) {
+  // REQUIRES: commit_mu_ held.
+  if (checked_through < forgotten_through_) {
+    // Commits after `checked_through` may have left the set: look them up where they landed
+    // (every commit the set forgot is applied).
+    SKV_RETURN_IF_ERROR(check_committed(req, snapshot));
+  }
+  Status s;
+  req.for_each_key([&](std::string_view key) {
+    if (!s.ok()) return;
+    auto it = inflight_.find(key);
+    if (it != inflight_.end() && it->second > snapshot) s = conflict(key);
+  });
+  return s;
+}
+
+Status CommitPipeline::conflict(std::string_view key) {
+  return Status::conflict("key '" + printable_key(key) +
+                          "' was written by another transaction that committed first");
+}
+
+void CommitPipeline::forget_applied(int own_checks) {
+  // REQUIRES: commit_mu_ held.
+  if (inflight_.size() <= queued_keys_) return;  // nothing applied is kept
+  const SequenceNumber visible = visible_.load();
+  if (checking_.load() == own_checks) {
+    // No other check is between its first look and the lock, and one that starts from now on
+    // starts from at least `visible`: nobody needs what was applied. Swept when at least half
+    // the set is such keys, so a sweep costs at most twice what it drops.
+    if (inflight_.size() >= 2 * queued_keys_) forget_through(visible, /*force=*/true);
+    return;
+  }
+  if (inflight_.size() < forget_at_) return;
+  // Keep what was applied since the last sweep, so only a check that started before the last
+  // sweep falls back to looking its keys up again under the lock.
+  forget_through(sweep_mark_);
+  sweep_mark_ = visible;
+  forget_at_ = std::max(kMinForgetAt, 2 * inflight_.size());
+}
+
+void CommitPipeline::forget_through(SequenceNumber seq, bool force) {
+  // REQUIRES: commit_mu_ held.
+  if (seq <= forgotten_through_ && !force) return;
+  std::erase_if(inflight_, [&](const auto& entry) { return entry.second <= seq; });
+  forgotten_through_ = std::max(forgotten_through_, seq);
 }
 
 CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
@@ -97,8 +144,20 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
   auto req = std::make_shared<Request>();
   req->batch = std::move(batch);
   req->record = req->batch.encoded();
+  req->keys = req->batch.count();
   req->sync = sync;
   bool lead = false, succeed = false;
+  // The conflict check, in two parts. First, with no lock held, each key is looked up where
+  // committed versions live: that covers every commit up to `checked_through` (published, so
+  // applied). Then, under the commit lock, the keys of the commits after it: they are in the
+  // in-flight set, which keeps a commit's keys until well after it is applied (forget_applied).
+  SequenceNumber checked_through = 0;
+  CheckScope scope(check_conflicts ? &checking_ : nullptr);
+  if (check_conflicts) {
+    checked_through = visible_.load();  // after counting this check in checking_
+    Status s = check_committed(*req, snapshot);
+    if (!s.ok()) return CommitFuture::make_ready(std::move(s));
+  }
   {
     std::lock_guard<std::mutex> lock(commit_mu_);
     Status s;
@@ -107,15 +166,24 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
       if (closed_) s = Status::closed("tree is closed");
     }
     if (s.ok()) s = env_->write_error();
-    if (s.ok() && check_conflicts) s = this->check_conflicts(*req, snapshot);
+    if (s.ok() && check_conflicts) s = check_recent(*req, snapshot, checked_through);
     if (!s.ok()) return CommitFuture::make_ready(std::move(s));
+    forget_applied(check_conflicts ? 1 : 0);
     req->seq = ++last_allocated_;
     // Above the previous commit's, whatever the clock says; capped where timestamps end (a
     // clock that far ahead would otherwise overflow them).
     last_timestamp_ = std::min(kMaxTimestamp, std::max(env_->now_nanos(), last_timestamp_ + 1));
     req->batch.set_sequence(req->seq);  // in place: `record` stays valid
     req->batch.set_commit_timestamp(last_timestamp_);
-    req->for_each_key([&](std::string_view key) { inflight_[std::string(key)] = req->seq; });
+    queued_keys_ += req->keys;
+    req->for_each_key([&](std::string_view key) {
+      auto it = inflight_.find(key);
+      if (it != inflight_.end()) {
+        it->second = req->seq;
+      } else {
+        inflight_.emplace(std::string(key), req->seq);
+      }
+    });
     std::lock_guard<std::mutex> q(queue_mu_);
     if (closed_) {
       finish_inflight(*req);  // REQUIRES commit_mu_: held
@@ -134,6 +202,7 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
       succeed = handoff_ = true;
     }
   }
+  scope.end();  // before leading: the leader's own check is over
   CommitFuture f = req->promise.future();
   if (lead) start_leader();
   if (succeed) run_leader(Role::Successor);
@@ -270,19 +339,36 @@ Status CommitPipeline::write_group(const Group& group) {
     return s;
   }
   for (const auto& req : group) env_->apply(req->record);
-  visible_.store(group.back()->seq, std::memory_order_release);
+  visible_.store(group.back()->seq);
   commits_.fetch_add(group.size(), std::memory_order_relaxed);
   groups_.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(commit_mu_);
+  // A check that started before the store above may still need the group's keys: then they stay
+  // until forget_applied() drops them. Otherwise they go now: a check that starts from here on
+  // starts from at least this group (seq_cst: either this load sees the check counted, or the
+  // check's load of visible_ sees the store).
+  if (checking_.load() != 0) {
+    for (const auto& req : group) queued_keys_ -= req->keys;
+    return Status();
+  }
   for (const auto& req : group) finish_inflight(*req);
+  // Keys kept from busier times go too, once they are at least half the set (so a sweep costs at
+  // most twice what it drops); below that the set holds more queued keys than kept ones.
+  if (inflight_.size() > queued_keys_ && inflight_.size() >= 2 * queued_keys_) {
+    forget_through(group.back()->seq, /*force=*/true);
+  }
   return Status();
 }
 
 void CommitPipeline::finish_inflight(const Request& req) {
+  queued_keys_ -= req.keys;
   req.for_each_key([&](std::string_view key) {
     auto it = inflight_.find(key);
     if (it != inflight_.end() && it->second == req.seq) inflight_.erase(it);
   });
+  // An entry erased here may have stood for an applied commit too (a newer writer of a key takes
+  // its entry over), so a check from before now looks its keys up again.
+  forgotten_through_ = std::max(forgotten_through_, visible_.load());
 }
 
 void CommitPipeline::close() {

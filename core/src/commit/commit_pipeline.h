@@ -6,12 +6,13 @@
 // test can fake.
 //
 // The group cycle (docs/commit.md):
-//   1. commit() runs under the commit lock: it checks the sticky error, checks the batch's keys
-//      (first committer wins: a key in flight, or committed after the transaction's snapshot,
-//      is a conflict), assigns the next sequence number and the commit timestamp (the env's clock,
-//      but always above the previous commit's, so commit timestamps rise with sequence numbers
-//      even when the clock steps back), marks the keys in flight and queues the request. Queue
-//      order is sequence order.
+//   1. commit() looks the batch's keys up among the committed versions with no lock held, then,
+//      under the commit lock, checks the sticky error and the keys of the commits since (the
+//      in-flight set; first committer wins: a key written by a commit after the transaction's
+//      snapshot is a conflict), assigns the next sequence number and the commit timestamp (the
+//      env's clock, but always above the previous commit's, so commit timestamps rise with sequence
+//      numbers even when the clock steps back), marks the keys in flight and queues the request.
+//      Queue order is sequence order.
 //   2. A leader (the committing thread that found none running, or an executor task when the
 //      pipeline is deferred) takes the queued requests as a group (up to kMaxGroupBytes), asks
 //      the env to make room, appends the group to the WAL (one write per MiB) and at most one sync
@@ -34,7 +35,9 @@
 // Locks: the commit lock (commit_mu_) guards sequence allocation and the in-flight set; the
 // queue lock (queue_mu_) the queue and the leader flags; commit_mu_ may be held when taking
 // queue_mu_, never the reverse. Env calls that do I/O (make_room, write_wal, apply) run on the
-// leader with neither lock held; newest_sequence() and write_error() run under commit_mu_.
+// leader with neither lock held; write_error() runs under commit_mu_, newest_sequence() on the
+// committing thread before it takes the lock (and under it when the in-flight set has forgotten
+// commits the first look did not see).
 //
 // Thread safety: every public method may be called from many threads at once.
 
@@ -74,8 +77,9 @@ class CommitEnv {
 
   // The sequence number of the newest committed version of `key` (0 if none), as far as a
   // transaction that read at `snapshot` needs it: the result is above `snapshot` exactly when a
-  // version newer than the snapshot is committed. Runs under the commit lock; every batch the
-  // pipeline applied is visible to it.
+  // version newer than the snapshot is committed. Runs on committing threads at once, usually
+  // with no lock held (sometimes under the commit lock); every batch the pipeline published as
+  // visible before the call is visible to it.
   virtual Result<SequenceNumber> newest_sequence(std::string_view key, SequenceNumber snapshot) = 0;
 
   // Runs on the leader before each group, and for a flush barrier: makes sure the memtable has
@@ -143,6 +147,9 @@ class CommitPipeline {
   // lock (txn/snapshot_registry.h), hence the reference.
   const std::atomic<SequenceNumber>& visible() const { return visible_; }
   CommitCounters counters() const;
+  // Entries of the in-flight set: the keys of the queued commits, and of applied ones a check may
+  // still need (none once every check has finished and a commit has completed since).
+  size_t inflight_entries();
   // The commit timestamp given to the newest commit queued (or recovered). Never decreases.
   uint64_t last_timestamp();
 
@@ -154,7 +161,38 @@ class CommitPipeline {
   struct Request;
   using Group = std::vector<std::shared_ptr<Request>>;
 
-  Status check_conflicts(const Request& req, SequenceNumber snapshot);
+  // The conflict check's two parts (commit()): against the versions committed where the env
+  // keeps them, with no lock held; then, under commit_mu_, against the in-flight set, for the
+  // commits after `checked_through` (the visible sequence number the first part started from).
+  Status check_committed(const Request& req, SequenceNumber snapshot);
+  Status check_recent(const Request& req, SequenceNumber snapshot, SequenceNumber checked_through);
+  static Status conflict(std::string_view key);
+  // Drops in-flight entries of applied commits nobody may need: all of them when no other check
+  // is between its first look and the lock (`own_checks`: 1 when the caller's commit is such a
+  // check, else 0); otherwise, once the set has doubled since the last sweep, those applied by
+  // the last sweep. REQUIRES: commit_mu_ held.
+  void forget_applied(int own_checks);
+  // Drops every entry of a commit up to `seq` (when `seq` is past forgotten_through_, or with
+  // `force`) and raises forgotten_through_ to it. REQUIRES: commit_mu_ held; every commit up to
+  // `seq` applied.
+  void forget_through(SequenceNumber seq, bool force = false);
+  // Counts a conflict check from before its first look until its commit is queued or refused.
+  class CheckScope {
+   public:
+    explicit CheckScope(std::atomic<int>* n) : n_(n) {
+      if (n_ != nullptr) n_->fetch_add(1);
+    }
+    ~CheckScope() { end(); }
+    void end() {
+      if (n_ != nullptr) n_->fetch_sub(1);
+      n_ = nullptr;
+    }
+    CheckScope(const CheckScope&) = delete;
+    CheckScope& operator=(const CheckScope&) = delete;
+
+   private:
+    std::atomic<int>* n_;
+  };
   // Who runs the leader: the committing thread that found none (its turn is bounded), a
   // committing thread taking over from a leader whose turn is up, or anyone else (a deferred
   // leader task, close()), who leads until the queue is empty.
@@ -165,6 +203,8 @@ class CommitPipeline {
   Status write_group(const Group& group);
   // Completes the group's futures with `s` and wakes their waiters.
   void complete(const Group& group, const Status& s);
+  // Takes a queued commit's keys out of the in-flight set (it failed, or it was applied while no
+  // check needed them). REQUIRES: commit_mu_ held.
   void finish_inflight(const Request& req);
 
   CommitEnv* const env_;
@@ -179,8 +219,17 @@ class CommitPipeline {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
   };
-  // key -> the newest queued commit that writes it (looked up by string_view, no copies)
+  // key -> the newest commit that writes it, queued or applied, among the commits after
+  // forgotten_through_ (looked up by string_view, no copies). A failed commit's keys leave at
+  // once; an applied commit's when forget_applied() sweeps.
   std::unordered_map<std::string, SequenceNumber, KeyHash, std::equal_to<>> inflight_;
+  // Every commit up to this one has left the set: a check that started before it was applied
+  // looks its keys up again under the lock.
+  SequenceNumber forgotten_through_ = 0;
+  SequenceNumber sweep_mark_ = 0;  // visible at the last sweep: the next one forgets up to it
+  size_t queued_keys_ = 0;         // entries of the commits queued and not yet applied or failed
+  static constexpr size_t kMinForgetAt = 16384;
+  size_t forget_at_ = kMinForgetAt;  // the set's size that triggers the next sweep
 
   // queue_mu_
   std::mutex queue_mu_;
@@ -194,6 +243,9 @@ class CommitPipeline {
   bool handoff_ = false;         // a successor waits to take over from the running leader
   bool closed_ = false;
 
+  // Checks between their first look and the end of commit() (seq_cst, like visible_'s store by
+  // the leader and load by a check: see write_group).
+  std::atomic<int> checking_{0};
   std::atomic<SequenceNumber> visible_{0};
   // Written by the leader only.
   std::atomic<uint64_t> commits_{0}, groups_{0}, syncs_{0};
