@@ -1,6 +1,7 @@
 #include "commit/commit_pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <utility>
 
@@ -27,6 +28,25 @@ std::string printable_key(std::string_view key) {
   if (key.size() > 64) out += "...";
   return out;
 }
+
+// Counts a conflict check in `n` from before its first look until end() (its commit is queued
+// or refused).
+class CheckScope {
+ public:
+  explicit CheckScope(std::atomic<int>* n) : n_(n) {
+    if (n_ != nullptr) n_->fetch_add(1);
+  }
+  ~CheckScope() { end(); }
+  CheckScope(const CheckScope&) = delete;
+  CheckScope& operator=(const CheckScope&) = delete;
+  void end() {
+    if (n_ != nullptr) n_->fetch_sub(1);
+    n_ = nullptr;
+  }
+
+ private:
+  std::atomic<int>* n_;
+};
 
 }  // namespace
 

@@ -176,23 +176,7 @@ class CommitPipeline {
   // `force`) and raises forgotten_through_ to it. REQUIRES: commit_mu_ held; every commit up to
   // `seq` applied.
   void forget_through(SequenceNumber seq, bool force = false);
-  // Counts a conflict check from before its first look until its commit is queued or refused.
-  class CheckScope {
-   public:
-    explicit CheckScope(std::atomic<int>* n) : n_(n) {
-      if (n_ != nullptr) n_->fetch_add(1);
-    }
-    ~CheckScope() { end(); }
-    void end() {
-      if (n_ != nullptr) n_->fetch_sub(1);
-      n_ = nullptr;
-    }
-    CheckScope(const CheckScope&) = delete;
-    CheckScope& operator=(const CheckScope&) = delete;
 
-   private:
-    std::atomic<int>* n_;
-  };
   // Who runs the leader: the committing thread that found none (its turn is bounded), a
   // committing thread taking over from a leader whose turn is up, or anyone else (a deferred
   // leader task, close()), who leads until the queue is empty.
@@ -221,10 +205,11 @@ class CommitPipeline {
   };
   // key -> the newest commit that writes it, queued or applied, among the commits after
   // forgotten_through_ (looked up by string_view, no copies). A failed commit's keys leave at
-  // once; an applied commit's when forget_applied() sweeps.
+  // once; an applied commit's when the leader applies it while no check is counted, or later in
+  // forget_applied().
   std::unordered_map<std::string, SequenceNumber, KeyHash, std::equal_to<>> inflight_;
-  // Every commit up to this one has left the set: a check that started before it was applied
-  // looks its keys up again under the lock.
+  // Commits up to this one may have left the set (all of them applied): a check that started
+  // from an older visible sequence number looks its keys up again under the lock.
   SequenceNumber forgotten_through_ = 0;
   SequenceNumber sweep_mark_ = 0;  // visible at the last sweep: the next one forgets up to it
   size_t queued_keys_ = 0;         // entries of the commits queued and not yet applied or failed
@@ -243,8 +228,8 @@ class CommitPipeline {
   bool handoff_ = false;         // a successor waits to take over from the running leader
   bool closed_ = false;
 
-  // Checks between their first look and the end of commit() (seq_cst, like visible_'s store by
-  // the leader and load by a check: see write_group).
+  // Checks from before their first look until their commit is queued or refused (seq_cst, like
+  // visible_'s store by the leader and load by a check: see write_group).
   std::atomic<int> checking_{0};
   std::atomic<SequenceNumber> visible_{0};
   // Written by the leader only.
