@@ -66,8 +66,9 @@ Model random_model(std::mt19937_64& rng, size_t n) {
   return m;
 }
 
-std::shared_ptr<const Block> build_block(const Model& m, int restart_interval) {
-  BlockBuilder b(restart_interval);
+std::shared_ptr<const Block> build_block(const Model& m, int restart_interval,
+                                         size_t restart_bytes = 0) {
+  BlockBuilder b(restart_interval, restart_bytes);
   for (const auto& [k, v] : m) b.add(k, v);
   auto r = Block::create(BlockContents::copy_of(b.finish()), kFile, 0);
   REQUIRE(r.ok());
@@ -97,11 +98,13 @@ void expect_at(const InternalIterator& it, const Model& m, Model::const_iterator
 
 TEST_CASE("block round-trips random keys and matches a map model", "[block]") {
   const int interval = GENERATE(1, 2, 16);
+  // A byte limit of 40 makes restarts every one to four entries, at irregular distances.
+  const size_t restart_bytes = GENERATE(size_t{0}, size_t{40});
   const uint64_t seed = 1000 + static_cast<uint64_t>(interval);
-  INFO("seed " << seed << " restart interval " << interval);
+  INFO("seed " << seed << " restart interval " << interval << " restart bytes " << restart_bytes);
   std::mt19937_64 rng(seed);
   const Model m = random_model(rng, 500);
-  auto block = build_block(m, interval);
+  auto block = build_block(m, interval, restart_bytes);
   BlockIterator it(block, kFile, 0);
 
   // Forward and backward scans.
@@ -180,6 +183,44 @@ TEST_CASE("block builder shares prefixes and restarts every interval", "[block]"
   p.remove_prefix(non_shared + vlen);
   REQUIRE(get_varint32(&p, &shared));
   CHECK(shared == std::string("common/prefix/").size());
+}
+
+TEST_CASE("a byte limit restarts early between large entries and leaves small ones alone",
+          "[block]") {
+  // 40 entries of about 316 bytes (a 13-byte internal key, a 300-byte value): with a 1,024-byte
+  // limit the fourth entry after a restart is the first to find 1,024 bytes behind it.
+  Model large, small;
+  for (int i = 0; i < 40; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "k%03d", i);
+    large.emplace(make_internal_key(name, 5, ValueKind::Value, 0), std::string(300, 'x'));
+    small.emplace(make_internal_key(name, 5, ValueKind::Value, 0), "v");
+  }
+  struct Case {
+    const Model* m;
+    int interval;
+    size_t bytes;
+    uint32_t restarts;
+  };
+  const Case cases[] = {
+      {&large, 16, 1024, 10},  // the byte limit: every fourth entry
+      {&large, 16, 0, 3},      // no byte limit: entries 0, 16 and 32
+      {&large, 2, 1024, 20},   // the count still applies first
+      {&small, 16, 1024, 3},   // 16 small entries hold far less than 1,024 bytes
+  };
+  for (const Case& c : cases) {
+    INFO("interval " << c.interval << " bytes " << c.bytes << " large " << (c.m == &large));
+    auto block = build_block(*c.m, c.interval, c.bytes);
+    CHECK(block->num_restarts() == c.restarts);
+    BlockIterator it(block, kFile, 0);
+    for (const auto& [k, v] : *c.m) {
+      it.seek(k);
+      REQUIRE(it.valid());
+      CHECK(it.key() == k);
+      CHECK(it.value() == v);
+    }
+    CHECK(it.status().ok());
+  }
 }
 
 TEST_CASE("malformed restart arrays are rejected", "[block][corruption]") {

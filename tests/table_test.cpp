@@ -159,14 +159,17 @@ bool names_file(const Status& s) { return s.message().find(kName) != std::string
 TEST_CASE("tables iterate both ways like the model", "[table]") {
   const bool zstd = GENERATE(false, true);
   const int interval = GENERATE(1, 16);
+  const size_t restart_bytes = GENERATE(size_t{0}, size_t{64});
   const bool with_cache = GENERATE(false, true);
   const uint64_t seed = 4000 + (zstd ? 1 : 0) + static_cast<uint64_t>(interval);
-  INFO("seed " << seed << " zstd " << zstd << " interval " << interval << " cache " << with_cache);
+  INFO("seed " << seed << " zstd " << zstd << " interval " << interval << " restart bytes "
+               << restart_bytes << " cache " << with_cache);
   std::mt19937_64 rng(seed);
   const Model m = make_model(rng, 300, zstd);
   TableOptions opts;
   opts.block_size = 512;
   opts.block_restart_interval = interval;
+  opts.block_restart_bytes = restart_bytes;
   opts.compression = zstd ? Compression::Zstd : Compression::None;
   TableProperties props;
   const std::string file = build(m, opts, &props);

@@ -36,6 +36,7 @@ inline void Simulation::choose_options() {
   o.max_immutable_memtables = static_cast<int>(rng_.between(1, 3));
   o.block_cache_capacity = kCaches[rng_.uniform(3)];
   o.block_restart_interval = static_cast<int>(rng_.between(1, 16));
+  o.block_restart_bytes = rng_.one_in(2) ? 0 : static_cast<size_t>(rng_.between(32, 2048));
   o.bloom_bits_per_key = rng_.one_in(3) ? 0 : 10;
   o.zstd_level = static_cast<int>(rng_.between(1, 3));
   o.level_count = static_cast<int>(rng_.between(3, 7));

@@ -111,8 +111,13 @@ struct Options {
   // misses the block cache read, check and decompress less; larger ones make scans and
   // compression cheaper (docs/benchmarks.md, "Block size").
   size_t block_size = 16 * 1024;
-  // Restart interval of prefix compression inside a block.
+  // Restart interval of prefix compression inside a block: a key is stored whole (and becomes a
+  // binary-search point) every block_restart_interval entries, or sooner, once the entries since
+  // the last such key hold block_restart_bytes bytes (0: by count only). A point read
+  // binary-searches those keys and then walks entry by entry, so with large values a byte limit
+  // keeps the walk to a few entries; small entries still share prefixes over the full interval.
   int block_restart_interval = 16;
+  size_t block_restart_bytes = 1024;
   // Hard capacity of the block cache, in bytes (0 disables the cache).
   size_t block_cache_capacity = 64 * 1024 * 1024;
   // Compression of the tables compactions write (L1 and deeper), block by block (docs/sstable.md).

@@ -263,6 +263,7 @@ TableOptions table_options_from(const Options& options) {
   TableOptions t;
   t.block_size = options.block_size;
   t.block_restart_interval = options.block_restart_interval;
+  t.block_restart_bytes = options.block_restart_bytes;
   t.compression = options.compression;
   t.zstd_level = options.zstd_level;
   t.bloom_bits_per_key = options.bloom_bits_per_key;

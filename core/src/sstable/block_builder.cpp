@@ -7,8 +7,8 @@
 
 namespace skv {
 
-BlockBuilder::BlockBuilder(int restart_interval)
-    : restart_interval_(std::max(restart_interval, 1)) {
+BlockBuilder::BlockBuilder(int restart_interval, size_t restart_bytes)
+    : restart_interval_(std::max(restart_interval, 1)), restart_bytes_(restart_bytes) {
   reset();
 }
 
@@ -25,7 +25,9 @@ void BlockBuilder::reset() {
 void BlockBuilder::add(std::string_view key, std::string_view value) {
   assert(!finished_);
   size_t shared = 0;
-  if (counter_ < restart_interval_) {
+  const bool full = counter_ >= restart_interval_ ||
+                    (restart_bytes_ != 0 && buffer_.size() - restarts_.back() >= restart_bytes_);
+  if (!full) {
     const size_t limit = std::min(last_key_.size(), key.size());
     while (shared < limit && last_key_[shared] == key[shared]) ++shared;
   } else {

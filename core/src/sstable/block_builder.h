@@ -8,8 +8,11 @@
 //
 // An entry's key is the first `shared` bytes of the previous entry's key followed by key_delta.
 // Every `restart_interval` entries the key is stored whole (shared = 0) and its offset is added
-// to the restart array, so a reader can binary-search the restarts. An empty block is a single
-// restart (0) and num_restarts = 1. The block is then framed by BlockEncoder (block_format.h).
+// to the restart array, so a reader can binary-search the restarts. With `restart_bytes` set, an
+// entry also starts a restart when the entries since the last restart hold at least that many
+// bytes, so a reader's walk from a restart stays short when entries are large. An empty block is a
+// single restart (0) and num_restarts = 1. The block is then framed by BlockEncoder
+// (block_format.h).
 //
 // Thread safety: one builder is used by one thread.
 
@@ -32,8 +35,8 @@ constexpr size_t kBlockCountSize = 4;
 
 class BlockBuilder {
  public:
-  // `restart_interval` below 1 is treated as 1.
-  explicit BlockBuilder(int restart_interval);
+  // `restart_interval` below 1 is treated as 1; `restart_bytes` 0 restarts by count only.
+  explicit BlockBuilder(int restart_interval, size_t restart_bytes = 0);
   BlockBuilder(const BlockBuilder&) = delete;
   BlockBuilder& operator=(const BlockBuilder&) = delete;
 
@@ -57,6 +60,7 @@ class BlockBuilder {
 
  private:
   const int restart_interval_;
+  const size_t restart_bytes_;  // 0: no byte limit
   std::string buffer_;
   std::vector<uint32_t> restarts_;
   int counter_ = 0;  // entries since the last restart

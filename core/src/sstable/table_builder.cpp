@@ -79,7 +79,7 @@ struct TableBuilder::Rep {
         writer(std::move(w)),
         file_number(number),
         cipher(c),
-        data_block(o.block_restart_interval),
+        data_block(o.block_restart_interval, o.block_restart_bytes),
         index_block(1),
         filter(o.bloom_bits_per_key),
         encoder(o.compression, o.zstd_level, std::move(c)) {}

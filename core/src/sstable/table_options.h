@@ -15,6 +15,7 @@ namespace skv {
 struct TableOptions {
   size_t block_size = 16 * 1024;
   int block_restart_interval = 16;
+  size_t block_restart_bytes = 1024;  // 0: restarts by count only (BlockBuilder)
   Compression compression = Compression::Zstd;
   int zstd_level = 1;
   int bloom_bits_per_key = 10;  // 0: no filter
