@@ -1,6 +1,7 @@
 // skv-test-modules: util sstable
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -187,8 +188,9 @@ TEST_CASE("block builder shares prefixes and restarts every interval", "[block]"
 
 TEST_CASE("a byte limit restarts early between large entries and leaves small ones alone",
           "[block]") {
-  // 40 entries of about 316 bytes (a 13-byte internal key, a 300-byte value): with a 1,024-byte
-  // limit the fourth entry after a restart is the first to find 1,024 bytes behind it.
+  // 40 entries of about 315 bytes (a 12-byte internal key, a 300-byte value): with a 1,024-byte
+  // limit the fourth entry after a restart is the last to share a prefix, so every fourth entry
+  // starts a restart.
   Model large, small;
   for (int i = 0; i < 40; ++i) {
     char name[8];
