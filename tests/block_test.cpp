@@ -147,6 +147,85 @@ TEST_CASE("block round-trips random keys and matches a map model", "[block]") {
   CHECK(it.status().ok());
 }
 
+TEST_CASE("seeks land right when restart keys share long prefixes, tie, or end early", "[block]") {
+  // Restart words hold the 8 bytes after the prefix every restart's user key shares: these keys
+  // share "tenant/0042/" and differ in the next bytes, end inside or before those 8 bytes (some
+  // are prefixes of others, some end in zero bytes that padding must not confuse), or share all
+  // 8 and differ later, and some have many versions (equal words across restarts).
+  const int interval = GENERATE(1, 2, 3, 16);
+  INFO("restart interval " << interval);
+  std::mt19937_64 rng(77 + static_cast<uint64_t>(interval));
+  const std::string common = "tenant/0042/";
+  const std::vector<std::string> tails = {"",
+                                          std::string("\0", 1),
+                                          std::string("\0\0", 2),
+                                          "a",
+                                          std::string("a\0", 2),
+                                          "a\x01",
+                                          "ab",
+                                          "abcdefgh",
+                                          "abcdefgh0",
+                                          "abcdefgh1",
+                                          "abcdefghzz",
+                                          "abcdefgi",
+                                          "b",
+                                          "\x7f",
+                                          "\x80",
+                                          "\xff",
+                                          "\xff\xff\xff\xff\xff\xff\xff\xff\xff"};
+  Model m;
+  for (const std::string& tail : tails) {
+    const int versions = tail == "ab" || tail == "abcdefgh0" ? 12 : 1;
+    for (int v = 1; v <= versions; ++v) {
+      m.emplace(make_internal_key(common + tail, static_cast<SequenceNumber>(10 * v),
+                                  ValueKind::Value, 0),
+                "v" + std::to_string(m.size()));
+    }
+  }
+  auto block = build_block(m, interval);
+  BlockIterator it(block, kFile, 0);
+  // Targets: every key, every user key above, below and between its versions, and user keys
+  // outside the shared prefix, cut inside it, or ending with it.
+  std::vector<std::string> users = {"",
+                                    "t",
+                                    "tenant/0041/zzz",
+                                    "tenant/0042",
+                                    "tenant/0043/",
+                                    "tenant/0042/abcdefg",
+                                    "tenant/0042/abcdefgh\0",
+                                    "tenant/0042/abcdefgg\xff",
+                                    "tenant/0042/\0\0\0",
+                                    "u"};
+  for (const std::string& tail : tails) {
+    users.push_back(common + tail);
+    users.push_back(common + tail + std::string("\0", 1));
+    users.push_back(common + tail + "m");
+  }
+  for (int i = 0; i < 200; ++i) {
+    std::string u = common;
+    const size_t len = rng() % 12;
+    for (size_t j = 0; j < len; ++j)
+      u.push_back(
+          "\0\x01"
+          "abgh\x7f\x80\xff"[rng() % 9]);
+    users.push_back(u);
+  }
+  std::vector<std::string> targets;
+  for (const auto& [k, v] : m) targets.push_back(k);
+  for (const std::string& u : users) {
+    for (SequenceNumber seq :
+         {SequenceNumber{0}, SequenceNumber{5}, SequenceNumber{55}, SequenceNumber{1000}}) {
+      targets.push_back(make_seek_key(u, seq));
+    }
+  }
+  for (const std::string& target : targets) {
+    INFO("target user key '" << extract_user_key(target) << "'");
+    it.seek(target);
+    expect_at(it, m, m.lower_bound(target));
+  }
+  CHECK(it.status().ok());
+}
+
 TEST_CASE("an empty block has no entries", "[block]") {
   BlockBuilder b(16);
   CHECK(b.empty());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <list>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -31,40 +30,55 @@ inline uint64_t mix(uint64_t x) {
   return x;
 }
 
+uint64_t key_hash(const CacheKey& k) {
+  return mix(k.file_number * 0x9e3779b97f4a7c15ull ^ mix(k.offset));
+}
+
 struct CacheKeyHash {
-  size_t operator()(const CacheKey& k) const {
-    return static_cast<size_t>(mix(k.file_number * 0x9e3779b97f4a7c15ull ^ mix(k.offset)));
-  }
+  size_t operator()(const CacheKey& k) const { return static_cast<size_t>(key_hash(k)); }
 };
 
 class Shard {
  public:
   using Priority = BlockCache::Priority;
 
+  Shard() { buckets_.assign(kMinBuckets, nullptr); }
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+  ~Shard() {
+    for (List* list : {&lru_, &low_}) {
+      while (list->head.next != &list->head) {
+        Entry* e = list->head.next;
+        unlink(e);
+        delete e;
+      }
+    }
+  }
+
   void set_capacity(size_t c) {
     capacity_ = c;
     low_capacity_ = c / 4;
   }
 
-  std::shared_ptr<const void> lookup(const CacheKey& key, Priority priority) {
+  std::shared_ptr<const void> lookup(const CacheKey& key, uint64_t hash, Priority priority) {
     std::lock_guard<std::mutex> lock(mu_);
-    return lookup_locked(key, priority);
+    return lookup_locked(key, hash, priority);
   }
 
-  void insert(const CacheKey& key, std::shared_ptr<const void> value, size_t charge,
+  void insert(const CacheKey& key, uint64_t hash, std::shared_ptr<const void> value, size_t charge,
               Priority priority) {
     // Drop the evicted values outside the lock: their destructors may be costly.
     std::vector<std::shared_ptr<const void>> dropped;
     std::lock_guard<std::mutex> lock(mu_);
-    insert_locked(key, std::move(value), charge, priority, &dropped);
+    insert_locked(key, hash, std::move(value), charge, priority, &dropped);
   }
 
-  std::shared_ptr<const void> read_through(const CacheKey& key, Priority priority, bool keep,
-                                           const BlockCache::Reader& read) {
+  std::shared_ptr<const void> read_through(const CacheKey& key, uint64_t hash, Priority priority,
+                                           bool keep, const BlockCache::Reader& read) {
     std::shared_ptr<Read> other, mine;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (std::shared_ptr<const void> hit = lookup_locked(key, priority)) return hit;
+      if (std::shared_ptr<const void> hit = lookup_locked(key, hash, priority)) return hit;
       auto it = reads_.find(key);
       if (it != reads_.end()) {
         other = it->second;
@@ -102,7 +116,7 @@ class Shard {
     } finish{this, key, mine, nullptr};
     size_t charge = 0;
     std::shared_ptr<const void> value = read(&charge);
-    if (value != nullptr && keep) insert(key, value, std::max<size_t>(charge, 1), priority);
+    if (value != nullptr && keep) insert(key, hash, value, std::max<size_t>(charge, 1), priority);
     finish.value = value;
     return value;
   }
@@ -110,13 +124,16 @@ class Shard {
   void erase_file(uint64_t file_number) {
     std::vector<std::shared_ptr<const void>> dropped;
     std::lock_guard<std::mutex> lock(mu_);
-    for (std::list<Entry>* list : {&lru_, &low_}) {
-      for (auto it = list->begin(); it != list->end();) {
-        auto cur = it++;
-        if (cur->key.file_number == file_number) {
-          dropped.push_back(std::move(cur->value));
-          remove(index_.find(cur->key));
+    for (Entry*& first : buckets_) {
+      for (Entry** link = &first; *link != nullptr;) {
+        Entry* e = *link;
+        if (e->key.file_number != file_number) {
+          link = &e->chain;
+          continue;
         }
+        *link = e->chain;
+        dropped.push_back(std::move(e->value));
+        drop(e);
       }
     }
   }
@@ -132,13 +149,24 @@ class Shard {
   }
 
  private:
+  static constexpr size_t kMinBuckets = 64;
+
+  // One allocation per entry: its place in the hash chain and in its list live with it.
   struct Entry {
     CacheKey key;
+    uint64_t hash = 0;
     std::shared_ptr<const void> value;
-    size_t charge;
-    bool low;  // in low_ (the scan pool), else in lru_
+    size_t charge = 0;
+    bool low = false;        // in low_ (the scan pool), else in lru_
+    Entry* chain = nullptr;  // the next entry of its bucket
+    Entry* prev = nullptr;   // its list's neighbours (the list's head when at either end)
+    Entry* next = nullptr;
   };
-  using Index = std::unordered_map<CacheKey, std::list<Entry>::iterator, CacheKeyHash>;
+  // A circular list through a sentinel: head.next is the front (most recent), head.prev the back.
+  struct List {
+    Entry head;
+    List() { head.prev = head.next = &head; }
+  };
 
   // A read in progress: callers that miss on its key wait for it.
   struct Read {
@@ -148,29 +176,54 @@ class Shard {
     std::shared_ptr<const void> value;  // null: the read failed
   };
 
+  static void unlink(Entry* e) {
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+  }
+  static void push_front(List& list, Entry* e) {
+    e->prev = &list.head;
+    e->next = list.head.next;
+    e->next->prev = e;
+    list.head.next = e;
+  }
+
+  Entry*& bucket(uint64_t hash) {
+    return buckets_[static_cast<size_t>(hash >> 32) & (buckets_.size() - 1)];
+  }
+
+  // REQUIRES: mu_ held. The link that points at `key`'s entry (null at its end when absent).
+  Entry** find(const CacheKey& key, uint64_t hash) {
+    Entry** link = &bucket(hash);
+    while (*link != nullptr && !((*link)->hash == hash && (*link)->key == key)) {
+      link = &(*link)->chain;
+    }
+    return link;
+  }
+
   // REQUIRES: mu_ held.
-  std::shared_ptr<const void> lookup_locked(const CacheKey& key, Priority priority) {
-    auto it = index_.find(key);
-    if (it == index_.end()) return nullptr;
-    auto e = it->second;
-    if (priority == Priority::High) {
-      std::list<Entry>& from = e->low ? low_ : lru_;
+  std::shared_ptr<const void> lookup_locked(const CacheKey& key, uint64_t hash, Priority priority) {
+    Entry* e = *find(key, hash);
+    if (e == nullptr) return nullptr;
+    if (priority == Priority::High && lru_.head.next != e) {
       if (e->low) {
         e->low = false;
         low_usage_ -= e->charge;
       }
-      lru_.splice(lru_.begin(), from, e);  // most recently used at the front
+      unlink(e);
+      push_front(lru_, e);  // most recently used at the front
     }
     return e->value;
   }
 
   // REQUIRES: mu_ held.
-  void insert_locked(const CacheKey& key, std::shared_ptr<const void> value, size_t charge,
-                     Priority priority, std::vector<std::shared_ptr<const void>>* dropped) {
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      dropped->push_back(std::move(it->second->value));
-      remove(it);
+  void insert_locked(const CacheKey& key, uint64_t hash, std::shared_ptr<const void> value,
+                     size_t charge, Priority priority,
+                     std::vector<std::shared_ptr<const void>>* dropped) {
+    if (Entry** link = find(key, hash); *link != nullptr) {
+      Entry* old = *link;
+      *link = old->chain;
+      dropped->push_back(std::move(old->value));
+      drop(old);
     }
     const bool low = priority == Priority::Low;
     if (charge > (low ? low_capacity_ : capacity_)) return;
@@ -178,32 +231,60 @@ class Shard {
       // The scan pool keeps to its quarter by evicting its own oldest entries; below it, it
       // takes room from the least recently used High entries.
       while (low_usage_ + charge > low_capacity_) evict_oldest(low_, dropped);
-      while (usage_ + charge > capacity_) evict_oldest(lru_.empty() ? low_ : lru_, dropped);
+      while (usage_ + charge > capacity_) evict_oldest(lru_empty() ? low_ : lru_, dropped);
     } else {
       // A High insert takes room from the scan pool first.
-      while (usage_ + charge > capacity_) evict_oldest(low_.empty() ? lru_ : low_, dropped);
+      while (usage_ + charge > capacity_) evict_oldest(low_empty() ? lru_ : low_, dropped);
     }
-    std::list<Entry>& list = low ? low_ : lru_;
-    list.push_front(Entry{key, std::move(value), charge, low});
-    index_.emplace(key, list.begin());
+    auto* e = new Entry;
+    e->key = key;
+    e->hash = hash;
+    e->value = std::move(value);
+    e->charge = charge;
+    e->low = low;
+    push_front(low ? low_ : lru_, e);
+    Entry*& first = bucket(hash);
+    e->chain = first;
+    first = e;
     usage_ += charge;
     if (low) low_usage_ += charge;
+    if (++count_ > buckets_.size()) grow();
   }
+
+  bool lru_empty() const { return lru_.head.next == &lru_.head; }
+  bool low_empty() const { return low_.head.next == &low_.head; }
 
   // REQUIRES: mu_ held; `list` is not empty.
-  void evict_oldest(std::list<Entry>& list, std::vector<std::shared_ptr<const void>>* dropped) {
-    auto last = std::prev(list.end());
-    dropped->push_back(std::move(last->value));
-    remove(index_.find(last->key));
+  void evict_oldest(List& list, std::vector<std::shared_ptr<const void>>* dropped) {
+    Entry* e = list.head.prev;
+    Entry** link = find(e->key, e->hash);
+    *link = e->chain;
+    dropped->push_back(std::move(e->value));
+    drop(e);
   }
 
-  // REQUIRES: mu_ held; `it` is a valid index entry.
-  void remove(Index::iterator it) {
-    const Entry& e = *it->second;
-    usage_ -= e.charge;
-    if (e.low) low_usage_ -= e.charge;
-    (e.low ? low_ : lru_).erase(it->second);
-    index_.erase(it);
+  // REQUIRES: mu_ held; `e` is already out of its hash chain.
+  void drop(Entry* e) {
+    usage_ -= e->charge;
+    if (e->low) low_usage_ -= e->charge;
+    unlink(e);
+    --count_;
+    delete e;
+  }
+
+  // Doubles the buckets (one entry per bucket on average at most). REQUIRES: mu_ held.
+  void grow() {
+    std::vector<Entry*> old(buckets_.size() * 2, nullptr);
+    old.swap(buckets_);
+    for (Entry* first : old) {
+      while (first != nullptr) {
+        Entry* e = first;
+        first = e->chain;
+        Entry*& b = bucket(e->hash);
+        e->chain = b;
+        b = e;
+      }
+    }
   }
 
   mutable std::mutex mu_;
@@ -211,9 +292,10 @@ class Shard {
   size_t low_capacity_ = 0;
   size_t usage_ = 0;
   size_t low_usage_ = 0;
-  std::list<Entry> lru_;  // High entries, most recently used first
-  std::list<Entry> low_;  // the scan pool, newest first
-  Index index_;
+  size_t count_ = 0;
+  List lru_;  // High entries, most recently used first
+  List low_;  // the scan pool, newest first
+  std::vector<Entry*> buckets_;
   std::unordered_map<CacheKey, std::shared_ptr<Read>, CacheKeyHash> reads_;  // in progress
 };
 
@@ -223,7 +305,8 @@ struct BlockCache::Rep {
   size_t capacity = 0;
   std::vector<Shard> shards;
 
-  Shard& shard_for(const CacheKey& key) { return shards[CacheKeyHash()(key) % shards.size()]; }
+  // Shards take the hash's low bits, buckets within a shard higher ones.
+  Shard& shard_for(uint64_t hash) { return shards[static_cast<size_t>(hash % shards.size())]; }
 };
 
 BlockCache::BlockCache(size_t capacity) : rep_(std::make_unique<Rep>()) {
@@ -242,20 +325,23 @@ BlockCache::~BlockCache() = default;
 std::shared_ptr<const void> BlockCache::lookup(uint64_t file_number, uint64_t offset,
                                                Priority priority) {
   const CacheKey key{file_number, offset};
-  return rep_->shard_for(key).lookup(key, priority);
+  const uint64_t hash = key_hash(key);
+  return rep_->shard_for(hash).lookup(key, hash, priority);
 }
 
 void BlockCache::insert(uint64_t file_number, uint64_t offset, std::shared_ptr<const void> value,
                         size_t charge, Priority priority) {
   const CacheKey key{file_number, offset};
-  rep_->shard_for(key).insert(key, std::move(value), std::max<size_t>(charge, 1), priority);
+  const uint64_t hash = key_hash(key);
+  rep_->shard_for(hash).insert(key, hash, std::move(value), std::max<size_t>(charge, 1), priority);
 }
 
 std::shared_ptr<const void> BlockCache::read_through(uint64_t file_number, uint64_t offset,
                                                      Priority priority, bool keep,
                                                      const Reader& read) {
   const CacheKey key{file_number, offset};
-  return rep_->shard_for(key).read_through(key, priority, keep, read);
+  const uint64_t hash = key_hash(key);
+  return rep_->shard_for(hash).read_through(key, hash, priority, keep, read);
 }
 
 void BlockCache::erase_file(uint64_t file_number) {

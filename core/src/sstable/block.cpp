@@ -1,6 +1,8 @@
 #include "sstable/block.h"
 
+#include <algorithm>
 #include <cassert>
+#include <memory>
 
 #include "format/internal_key.h"
 #include "util/coding.h"
@@ -85,7 +87,82 @@ Result<std::shared_ptr<const Block>> Block::create(BlockContents contents, std::
   b->contents_ = std::move(contents);
   b->restarts_offset_ = restarts_offset;
   b->num_restarts_ = n;
+  b->build_restart_words();
   return std::shared_ptr<const Block>(std::move(b));
+}
+
+namespace {
+
+// The 8 bytes of `key` from `from` on, big-endian, with zeros past its end. For keys that share
+// their first `from` bytes, word(a) < word(b) implies a < b (a zero past the end of the shorter
+// key is never above the other key's byte there, and a key sorts before its extensions).
+uint64_t word_after(std::string_view key, size_t from) {
+  uint64_t w = 0;
+  for (size_t j = from; j < from + 8; ++j) {
+    w = (w << 8) | (j < key.size() ? static_cast<unsigned char>(key[j]) : 0u);
+  }
+  return w;
+}
+
+}  // namespace
+
+void Block::build_restart_words() {
+  const char* d = contents_.data.get();
+  const char* limit = d + restarts_offset_;
+  // The user key of restart i, or nothing when its key is too short to be an internal key (then
+  // the block gets no words, and seeks decode restart keys, reporting such a key as corruption).
+  auto user_key = [&](uint32_t i, std::string_view* out) {
+    uint32_t shared = 0, non_shared = 0, value_len = 0;
+    const char* p = decode_entry(d + restart_point(i), limit, &shared, &non_shared, &value_len);
+    if (p == nullptr || shared != 0 || non_shared < kInternalKeySuffix) return false;
+    *out = std::string_view(p, non_shared - kInternalKeySuffix);
+    return true;
+  };
+  if (restarts_offset_ == 0) return;  // no entries
+  std::string_view first;
+  if (!user_key(0, &first)) return;
+  size_t common = first.size();
+  for (uint32_t i = 1; i < num_restarts_ && common > 0; ++i) {
+    std::string_view k;
+    if (!user_key(i, &k)) return;
+    common = static_cast<size_t>(
+        std::mismatch(first.begin(), first.begin() + static_cast<long>(std::min(common, k.size())),
+                      k.begin())
+            .first -
+        first.begin());
+  }
+  auto words = std::make_unique<uint64_t[]>(num_restarts_);
+  for (uint32_t i = 0; i < num_restarts_; ++i) {
+    std::string_view k;
+    if (!user_key(i, &k)) return;
+    words[i] = word_after(k, common);
+  }
+  words_ = std::move(words);
+  common_offset_ = static_cast<uint32_t>(first.data() - d);
+  common_size_ = static_cast<uint32_t>(common);
+}
+
+void Block::seek_bounds(std::string_view target, uint32_t* lo, uint32_t* hi) const {
+  *lo = 0;
+  *hi = num_restarts_;
+  if (!words_) return;
+  // Below or above the shared prefix: below or above every restart key.
+  const std::string_view common(contents_.data.get() + common_offset_, common_size_);
+  const int c = target.compare(0, common.size(), common);
+  if (c < 0) {  // also when target is a proper prefix of `common`
+    *hi = 0;
+    return;
+  }
+  if (c > 0) {
+    *lo = num_restarts_;
+    return;
+  }
+  const uint64_t t = word_after(target, common.size());
+  const uint64_t* begin = words_.get();
+  const uint64_t* end = begin + num_restarts_;
+  const uint64_t* first_tie = std::lower_bound(begin, end, t);
+  *lo = static_cast<uint32_t>(first_tie - begin);
+  *hi = static_cast<uint32_t>(std::upper_bound(first_tie, end, t) - begin);
 }
 
 uint32_t Block::restart_point(uint32_t i) const {
@@ -197,20 +274,23 @@ void BlockIterator::seek_last() {
 void BlockIterator::seek(std::string_view target) {
   assert(target.size() >= kInternalKeySuffix);
   if (!status_.ok()) return;
-  // Find the last restart whose key is < target; the answer lies in its run or just after.
-  uint32_t left = 0;
-  uint32_t right = num_restarts_ - 1;
-  while (left < right) {
-    const uint32_t mid = left + (right - left + 1) / 2;
+  // Find the first restart whose key is >= target (restart words narrow the range, keys decide
+  // within it); the answer lies in the run of the restart before it, or at its start. Restart 0
+  // is never compared: a seek that stops before restart 1 starts from it either way.
+  uint32_t lo = 0, hi = 0;
+  block_->seek_bounds(extract_user_key(target), &lo, &hi);
+  lo = std::max<uint32_t>(lo, 1);
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
     std::string_view k;
     if (!restart_key(mid, &k)) return;
     if (compare_internal_keys(k, target) < 0) {
-      left = mid;
+      lo = mid + 1;
     } else {
-      right = mid - 1;
+      hi = mid;
     }
   }
-  seek_to_restart(left);
+  seek_to_restart(lo - 1);
   while (parse_next_entry()) {
     if (compare_internal_keys(key_, target) >= 0) return;
   }

@@ -41,12 +41,29 @@ class Block {
   uint32_t num_restarts() const { return num_restarts_; }
   // REQUIRES: i < num_restarts().
   uint32_t restart_point(uint32_t i) const;
+  // Bytes held in memory: the contents and the restart words below (what the cache charges).
+  size_t memory_usage() const { return contents_.size + size_t{words_ ? num_restarts_ : 0} * 8; }
+
+  // Narrows a seek for an internal key with user key `target` to the restarts [*lo, *hi): every
+  // restart before *lo has a key below any internal key of `target`, every restart from *hi on a
+  // key above them. Between the two, keys must be compared in full. Without restart words (a
+  // block whose restart keys are not all internal keys) that is every restart.
+  void seek_bounds(std::string_view target, uint32_t* lo, uint32_t* hi) const;
 
  private:
   Block() = default;
+  // Builds the restart words: for each restart, the 8 bytes of its user key that follow the
+  // prefix all restarts' user keys share, big-endian, padded with zeros. A seek compares the
+  // target's word with these (one dense array, a few cache lines) and decodes restart keys only
+  // where the words tie. REQUIRES: the entries were checked (create()).
+  void build_restart_words();
+
   BlockContents contents_;
   uint32_t restarts_offset_ = 0;
   uint32_t num_restarts_ = 0;
+  std::unique_ptr<uint64_t[]> words_;  // null: no restart words
+  uint32_t common_offset_ = 0;         // where the shared prefix starts (in restart 0's key)
+  uint32_t common_size_ = 0;           // its length
 };
 
 // Iterates the entries of a block whose keys are internal keys (format/internal_key.h), in

@@ -111,7 +111,7 @@ struct Table::Rep {
                                 failed = b.status();
                                 return nullptr;
                               }
-                              *charge = (*b)->size();
+                              *charge = (*b)->memory_usage();
                               return *b;
                             });
     if (block == nullptr) return failed;
