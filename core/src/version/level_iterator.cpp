@@ -85,7 +85,7 @@ class LevelIterator final : public InternalIterator {
     if (iter_ != nullptr && index_ == i) return true;
     iter_.reset();
     index_ = i;
-    auto table = cache_->get(files_[i]->number);
+    auto table = cache_->get(*files_[i]);
     if (!table.ok()) {
       status_ = table.status();
       return false;

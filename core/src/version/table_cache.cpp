@@ -1,6 +1,8 @@
 #include "version/table_cache.h"
 #include "util/status_macros.h"
 
+#include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "cache/block_cache.h"
@@ -8,16 +10,66 @@
 
 namespace skv {
 
+namespace {
+
+// A table pinned to a FileMetaData, counted in the cache's budget while it lives.
+class PinnedTable final : public TablePin::Holder {
+ public:
+  PinnedTable(std::shared_ptr<Table> owned, std::shared_ptr<std::atomic<size_t>> count)
+      : owned_(std::move(owned)), count_(std::move(count)) {
+    table = owned_.get();
+  }
+  ~PinnedTable() override { count_->fetch_sub(1, std::memory_order_relaxed); }
+
+ private:
+  std::shared_ptr<Table> owned_;
+  std::shared_ptr<std::atomic<size_t>> count_;
+};
+
+size_t lru_share(size_t max_open) { return std::max<size_t>(1, max_open / 8); }
+
+}  // namespace
+
 TableCache::TableCache(Storage* storage, std::shared_ptr<BlockCache> block_cache, size_t max_open,
                        crypto::CipherSource* ciphers)
     : storage_(storage),
       block_cache_(std::move(block_cache)),
-      max_open_(max_open == 0 ? 1 : max_open),
+      max_lru_(lru_share(max_open)),
+      max_pinned_(max_open > lru_share(max_open) ? max_open - lru_share(max_open) : 0),
+      pinned_(std::make_shared<std::atomic<size_t>>(0)),
       ciphers_(ciphers) {}
 
 TableCache::~TableCache() = default;
 
-Result<std::shared_ptr<Table>> TableCache::get(uint64_t file_number) {
+Result<TableCache::Ref> TableCache::get(const FileMetaData& f) {
+  if (Table* t = f.table.get()) return Ref{t, nullptr};
+  SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table, get_unpinned(f.number));
+
+  std::shared_ptr<Table> dropped;  // released after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  Table* pinned = f.table.get();  // by another thread meanwhile
+  if (pinned == nullptr) {
+    if (pinned_->load(std::memory_order_relaxed) >= max_pinned_) return Ref{table.get(), table};
+    // Pins are installed only under mu_, so this one cannot lose the race.
+    pinned_->fetch_add(1, std::memory_order_relaxed);
+    std::unique_ptr<TablePin::Holder> holder = std::make_unique<PinnedTable>(table, pinned_);
+    const bool installed = f.table.install(holder);
+    assert(installed);
+    (void)installed;
+    pinned = table.get();
+  }
+  // The pin owns the table now. Whatever the LRU holds for the file (this table, or a second copy
+  // a racing thread opened) gives its place to tables that are not pinned.
+  auto it = map_.find(f.number);
+  if (it != map_.end()) {
+    dropped = std::move(it->second.table);
+    lru_.erase(it->second.lru_pos);
+    map_.erase(it);
+  }
+  return Ref{pinned, nullptr};
+}
+
+Result<std::shared_ptr<Table>> TableCache::get_unpinned(uint64_t file_number) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(file_number);
@@ -56,7 +108,7 @@ Result<std::shared_ptr<Table>> TableCache::get(uint64_t file_number) {
   }
   lru_.push_front(file_number);
   map_.emplace(file_number, Entry{table, lru_.begin()});
-  while (map_.size() > max_open_) {
+  while (map_.size() > max_lru_) {
     uint64_t victim = lru_.back();
     lru_.pop_back();
     auto v = map_.find(victim);

@@ -100,7 +100,7 @@ Status Version::get(std::string_view user_key, SequenceNumber snapshot, Table::G
   *out = Table::GetResult();
 
   auto probe = [&](const FileMetaData& f, Table::GetResult* r) -> Status {
-    SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table, table_cache_->get(f.number));
+    SKV_ASSIGN_OR_RETURN(TableCache::Ref table, table_cache_->get(f));
     return table->get(user_key, snapshot, r);
   };
 
@@ -161,7 +161,7 @@ Status Version::add_point_iterators(std::string_view user_key, const TableReadOp
                                     std::vector<std::unique_ptr<InternalIterator>>* out) const {
   std::shared_ptr<const void> pin = weak_from_this().lock();
   auto add = [&](const FileMetaPtr& f) -> Status {
-    SKV_ASSIGN_OR_RETURN(std::shared_ptr<Table> table, table_cache_->get(f->number));
+    SKV_ASSIGN_OR_RETURN(TableCache::Ref table, table_cache_->get(*f));
     if (table->may_contain(user_key)) {
       out->push_back(new_level_iterator(pin, table_cache_.get(), {f}, options));
     }

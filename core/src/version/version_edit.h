@@ -7,7 +7,8 @@
 // sequence, last commit timestamp) and the database's versioning settings. The manifest is a log
 // of encoded edits (docs/manifest.md); replaying them in order rebuilds the current Version.
 //
-// Thread safety: FileMetaData is an immutable value once shared (std::shared_ptr<const ...>).
+// Thread safety: FileMetaData is an immutable value once shared (std::shared_ptr<const ...>),
+// apart from its table pin, a cache that is safe to fill from many threads (table_pin.h).
 // A VersionEdit is a plain value used by one thread at a time. Both are copyable.
 
 #ifndef SKV_VERSION_VERSION_EDIT_H_
@@ -25,6 +26,7 @@
 #include "format/internal_key.h"
 #include "skv/options.h"
 #include "skv/status.h"
+#include "version/table_pin.h"
 
 namespace skv {
 
@@ -61,6 +63,8 @@ struct FileMetaData {
   uint64_t num_entries = 0;
   // The value logs this table points into, by ascending vlog_number (empty without pointers).
   std::vector<VlogRef> vlog_refs;
+  // The open table, once the TableCache has pinned it. Not encoded; empty in every copy.
+  TablePin table;
 };
 
 using FileMetaPtr = std::shared_ptr<const FileMetaData>;
