@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -165,6 +166,43 @@ void BM_TxnCommit(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 BENCHMARK(BM_TxnCommit)->ArgName("writes")->Arg(1)->Arg(100);
+
+// Shared by the threads of BM_ReadOnlyGetConcurrent; made and torn down outside the threads.
+std::optional<Tree> g_read_tree;
+constexpr uint64_t kReadKeys = 10000;
+
+void read_setup(const benchmark::State&) {
+  g_read_tree.emplace(open_memory_tree());
+  std::mt19937_64 rng(kSeed);
+  const std::string value = make_value(rng, kValueBytes);
+  for (uint64_t i = 0; i < kReadKeys; ++i) check_ok(g_read_tree->set(make_key(i), value), "set");
+}
+
+void read_teardown(const benchmark::State&) {
+  check_ok(g_read_tree->close(), "close tree");
+  g_read_tree.reset();
+}
+
+// One read-only transaction per point read, from `threads` client threads at once, of keys held
+// in the memtable: what begin(), the read's view of the tree and the end of the transaction cost
+// when every thread does them together. items_per_second is the total read rate.
+void BM_ReadOnlyGetConcurrent(benchmark::State& state) {
+  const Tree& tree = *g_read_tree;
+  uint64_t next = static_cast<uint64_t>(state.thread_index()) * 7919;
+  for (auto _ : state) {
+    Transaction tx = value_or_die(tree.begin_with_mode(Mode::ReadOnly), "begin");
+    std::optional<std::string> v = value_or_die(tx.get(make_key(next++ % kReadKeys)), "get");
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_ReadOnlyGetConcurrent)
+    ->Setup(read_setup)
+    ->Teardown(read_teardown)
+    ->Threads(1)
+    ->Threads(2)
+    ->Threads(64)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace skv::microbench

@@ -6,7 +6,8 @@
 // Locks, in the order they may be taken:
 //   the pipeline's commit and queue locks (commit/commit_pipeline.h)
 //   mu_         memtable switch, immutable queue, version set, background state, sticky error
-//   view_mu_    the published ReadView pointer (held only to copy a shared_ptr)
+//   view_'s stripe locks: the published ReadView pointer (held only to copy a shared_ptr;
+//               util/striped_ptr.h)
 // The commit leader is the only thread that appends to the WAL or inserts into the active
 // memtable; it never holds mu_ while doing so. Background work (flush, compaction) runs on the
 // platform's Executor and holds mu_ only to pick work and to install results.
@@ -41,6 +42,7 @@
 #include "skv/tree.h"
 #include "txn/snapshot_registry.h"
 #include "txn/transaction_host.h"
+#include "util/striped_ptr.h"
 #include "version/table_cache.h"
 #include "version/version.h"
 #include "version/version_set.h"
@@ -279,9 +281,8 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   uint64_t flushes_ = 0, compactions_ = 0, compaction_steps_ = 0, stalls_ = 0;
   uint64_t vlog_gc_runs_ = 0, vlog_gc_bytes_moved_ = 0;
 
-  // view_mu_
-  mutable std::mutex view_mu_;
-  std::shared_ptr<const ReadView> view_;
+  // The published ReadView, one copy per stripe of readers.
+  StripedPtr<ReadView> view_;
 };
 
 }  // namespace skv

@@ -557,10 +557,7 @@ Status TreeImpl::close() {
     fail_flush_waiters(lock, Status::closed("tree closed before the flush"));
   }
   wal_.reset();
-  {
-    std::lock_guard<std::mutex> lock(view_mu_);
-    view_.reset();
-  }
+  view_.store(nullptr);
   // Iterators and reads still running keep the caches and their Versions alive (shared), but
   // none may open a table once the storage goes: this waits for opens in progress.
   table_cache_->close();

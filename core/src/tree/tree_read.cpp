@@ -8,10 +8,7 @@
 
 namespace skv {
 
-std::shared_ptr<const ReadView> TreeImpl::current_view() const {
-  std::lock_guard<std::mutex> lock(view_mu_);
-  return view_;
-}
+std::shared_ptr<const ReadView> TreeImpl::current_view() const { return view_.load(); }
 
 void TreeImpl::install_view() {
   auto v = std::make_shared<ReadView>();
@@ -25,8 +22,7 @@ void TreeImpl::install_view() {
       v->version_max_seq = std::max(v->version_max_seq, f->largest_seq);
     }
   }
-  std::lock_guard<std::mutex> lock(view_mu_);
-  view_ = std::move(v);
+  view_.store(std::move(v));
 }
 
 Future<Result<std::optional<std::string>>> TreeImpl::get_async(std::string key,
