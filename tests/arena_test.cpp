@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "memtable/arena.h"
+#include "support/counting_blocks.h"
 
 using namespace skv;
 
@@ -42,4 +44,26 @@ TEST_CASE("arena allocations are distinct, aligned on request and counted", "[ar
   }
   // Small allocations waste little: usage stays within a small factor of what was asked.
   CHECK(arena.memory_usage() < total * 2 + Arena::kBlockSize);
+}
+
+TEST_CASE("an arena takes every block from its source and gives each back once", "[arena]") {
+  auto blocks = std::make_shared<testing::CountingBlocks>();
+  {
+    Arena arena(4096, 0, blocks);
+    std::vector<std::pair<char*, size_t>> allocs;
+    for (size_t i = 0; i < 400; ++i) {
+      const size_t n = i % 50 == 0 ? 3000 : 1 + i % 300;  // 3000 > a quarter block: its own
+      char* p = i % 2 == 0 ? arena.allocate(n) : arena.allocate_aligned(n);
+      allocs.emplace_back(p, n);
+    }
+    for (const auto& [p, n] : allocs) CHECK(blocks->owns(p, n));
+    CHECK(blocks->allocations() == blocks->live_blocks());
+    // 8 big ones of their own and the small ones' 4 KiB blocks.
+    CHECK(blocks->live_blocks() > 8);
+    CHECK(arena.memory_usage() ==
+          blocks->live_bytes() + blocks->live_blocks() * Arena::kBlockOverhead);
+  }
+  CHECK(blocks->live_blocks() == 0);
+  CHECK(blocks->bad_releases() == 0);
+  CHECK(blocks.use_count() == 1);  // the arena let go of its source
 }

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -602,4 +604,70 @@ TEST_CASE("default_platform is shared while held and runs work on threads", "[po
   auto db = a->open_storage(tmp.sub("db"), StorageOptions{});
   REQUIRE(db.ok());
   CHECK(b->open_storage(tmp.sub("db"), StorageOptions{}).status().code() == Code::Busy);
+}
+
+namespace {
+
+// The "VmFlags:" line of the /proc/self/smaps entry that holds `addr`; "" when no mapping holds
+// it; "?" where there is no /proc/self/smaps.
+std::string vm_flags_of(const void* addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return "?";
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    unsigned long long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &lo, &hi) == 2) {
+      inside = a >= lo && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+bool has_flag(const std::string& vm_flags, const std::string& flag) {
+  return (vm_flags + " ").find(" " + flag + " ") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("memtable blocks of whole huge pages are aligned mappings advised for huge pages",
+          "[posix][memory]") {
+  auto platform = make_platform();
+  std::shared_ptr<MemoryBlocks> blocks = platform->memory_blocks();
+  REQUIRE(blocks != nullptr);
+  CHECK(blocks.get() == platform->memory_blocks().get());
+  const size_t huge = PosixMemoryBlocks::kHugePageSize;
+  CHECK(blocks->preferred_block_size() == huge);
+
+  std::vector<char*> mapped;
+  for (size_t pages : {1, 2, 1, 3}) {
+    char* b = blocks->allocate(pages * huge);
+    REQUIRE(b != nullptr);
+    CHECK(reinterpret_cast<uintptr_t>(b) % huge == 0);
+    std::memset(b, static_cast<int>(pages), pages * huge);  // every byte is writable
+    CHECK(b[pages * huge - 1] == static_cast<char>(pages));
+    const std::string flags = vm_flags_of(b);
+    INFO(flags);
+    CHECK(!flags.empty());
+#ifdef __linux__
+    // The kernel records the advice on the mapping wherever it has transparent huge pages.
+    if (file_exists("/sys/kernel/mm/transparent_hugepage/enabled")) CHECK(has_flag(flags, "hg"));
+#endif
+    mapped.push_back(b);
+  }
+  // Other sizes come from the heap and are aligned as operator new aligns.
+  char* small = blocks->allocate(4096 + 8);
+  CHECK(reinterpret_cast<uintptr_t>(small) % alignof(std::max_align_t) == 0);
+  std::memset(small, 1, 4096 + 8);
+  blocks->release(small, 4096 + 8);
+
+  const size_t sizes[] = {1, 2, 1, 3};
+  for (size_t i = 0; i < mapped.size(); ++i) blocks->release(mapped[i], sizes[i] * huge);
+#ifdef __linux__
+  // Released blocks are unmapped at once (nothing in this test maps memory meanwhile).
+  for (char* b : mapped) CHECK(vm_flags_of(b).empty());
+#endif
 }

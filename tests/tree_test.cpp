@@ -4,8 +4,14 @@
 // (each gets its named error and changes nothing).
 
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
+#include "skv/platform_wrapper.h"
+#include "support/counting_blocks.h"
 #include "support/tree_fixture.h"
 
 using namespace skv;
@@ -20,6 +26,17 @@ TreeBuilder builder(const std::shared_ptr<MemoryPlatform>& p) {
   b.with_path("db").with_platform(p);
   return b;
 }
+
+// The in-memory platform with memtable memory from a source the test chooses.
+class BlocksPlatform final : public PlatformWrapper {
+ public:
+  BlocksPlatform(std::shared_ptr<Platform> target, std::shared_ptr<MemoryBlocks> blocks)
+      : PlatformWrapper(std::move(target)), blocks_(std::move(blocks)) {}
+  std::shared_ptr<MemoryBlocks> memory_blocks() override { return blocks_; }
+
+ private:
+  const std::shared_ptr<MemoryBlocks> blocks_;
+};
 
 }  // namespace
 
@@ -644,4 +661,57 @@ TEST_CASE("flushes write L0 uncompressed unless asked, and compactions compress"
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
   CHECK(get_or_fail(r, "row101999").has_value());
   require_ok(tree.close());
+}
+
+TEST_CASE("a tree carves its memtables from its platform's memory blocks", "[tree][memory]") {
+  constexpr size_t kPreferred = 96 * 1024;
+  auto blocks = std::make_shared<CountingBlocks>(kPreferred);
+  auto p = std::make_shared<BlocksPlatform>(new_platform(), blocks);
+  auto write_rows = [](const Tree& tree, int rows) {
+    for (int i = 0; i < rows; i += 100) {
+      Transaction tx = begin_or_fail(tree);
+      for (int j = i; j < i + 100; ++j) {
+        char key[16];
+        std::snprintf(key, sizeof(key), "k%06d", j);
+        require_ok(tx.set(key, std::string(200, static_cast<char>('a' + j % 26))));
+      }
+      require_ok(tx.commit().wait());
+    }
+  };
+  SECTION("memtables of 16 preferred blocks or more use that size") {
+    {
+      Tree tree = open_or_fail(
+          TreeBuilder().with_path("db").with_platform(p).with_memtable_size(16 * kPreferred));
+      write_rows(tree, 3000);
+      CHECK(blocks->live_blocks() >= 6);  // 3,000 rows of ~230 bytes
+      CHECK(blocks->sizes() == std::set<size_t>{kPreferred});
+      // A reader opened before a flush keeps its memtable, and so its blocks, past the close.
+      Transaction reader = begin_or_fail(tree, Mode::ReadOnly);
+      require_ok(tree.flush().wait());
+      Result<std::optional<std::string>> got = reader.get("k000042");
+      require_ok(got.status());
+      CHECK(got.value() == std::string(200, static_cast<char>('a' + 42 % 26)));
+      require_ok(tree.close());
+    }
+    CHECK(blocks->live_blocks() == 0);
+    CHECK(blocks->bad_releases() == 0);
+  }
+  SECTION("smaller memtables keep blocks of an eighth of their size") {
+    {
+      Tree tree =
+          open_or_fail(TreeBuilder().with_path("db").with_platform(p).with_memtable_size(1 << 20));
+      write_rows(tree, 1000);
+      CHECK(blocks->sizes() == std::set<size_t>{128 * 1024});
+    }
+    CHECK(blocks->live_blocks() == 0);
+    CHECK(blocks->bad_releases() == 0);
+  }
+  SECTION("a platform with no memory source is refused, and nothing is created") {
+    auto base = new_platform();
+    auto none = std::make_shared<BlocksPlatform>(base, nullptr);
+    Result<Tree> r = TreeBuilder().with_path("db").with_platform(none).build();
+    CHECK(r.status().code() == Code::InvalidArgument);
+    CHECK(r.status().to_string().find("memory_blocks") != std::string::npos);
+    CHECK(builder(base).with_create_if_missing(false).build().status().code() == Code::NotFound);
+  }
 }

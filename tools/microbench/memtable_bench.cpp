@@ -14,6 +14,7 @@
 #include "memtable/arena.h"
 #include "memtable/memtable.h"
 #include "memtable/skiplist.h"
+#include "platform/posix/posix_platform.h"
 
 namespace skv::microbench {
 namespace {
@@ -24,18 +25,27 @@ constexpr size_t kInsertEntries = size_t{1} << 17;
 
 // MemTable::add of one version of a new key (26-byte key, value of `value_bytes`), keys in
 // random order. The memtable is replaced (untimed) every kInsertEntries inserts, so the figure is
-// the average over a memtable's life from empty to about 64 MiB.
+// the average over a memtable's life from empty to about 64 MiB. blocks=0: 256 KiB arena blocks
+// from the heap (what a native tree used before 2026-12-06); blocks=1: the POSIX platform's
+// 2 MiB blocks advised for huge pages (what a native tree with 64 MiB memtables uses now,
+// docs/memtable.md).
 void BM_MemTableInsert(benchmark::State& state) {
   const std::vector<std::string> keys = make_keys(0, kInsertEntries);
   std::mt19937_64 rng(kSeed);
   const std::string value = make_value(rng, static_cast<size_t>(state.range(0)));
-  auto mem = std::make_unique<MemTable>();
+  const bool platform_blocks = state.range(1) != 0;
+  auto make_memtable = [&] {
+    if (!platform_blocks) return std::make_unique<MemTable>(size_t{256} << 10);
+    auto blocks = std::make_shared<PosixMemoryBlocks>();
+    return std::make_unique<MemTable>(blocks->preferred_block_size(), 0, blocks);
+  };
+  auto mem = make_memtable();
   size_t next = 0;
   SequenceNumber seq = 1;
   for (auto _ : state) {
     if (next == keys.size()) {
       state.PauseTiming();
-      mem = std::make_unique<MemTable>();
+      mem = make_memtable();
       next = 0;
       state.ResumeTiming();
     }
@@ -46,7 +56,12 @@ void BM_MemTableInsert(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(kKeySize + value.size()));
 }
-BENCHMARK(BM_MemTableInsert)->ArgName("value_bytes")->Arg(100)->Arg(840);
+BENCHMARK(BM_MemTableInsert)
+    ->ArgNames({"value_bytes", "blocks"})
+    ->Args({100, 0})
+    ->Args({100, 1})
+    ->Args({840, 0})
+    ->Args({840, 1});
 
 // A memtable of `entries` keys with 100-byte values, built once per size and shared by the runs.
 struct FilledMemTable {

@@ -5,15 +5,16 @@
 //     segments, the manifest, the value log).
 //   - ObjectWriter / ObjectReader / ObjectStore: immutable objects written once from start to end,
 //     then read at random offsets (SSTables).
-// plus a Storage that groups both for one database, a Clock and an Executor.
+// plus a Storage that groups both for one database, a Clock, an Executor and MemoryBlocks (where
+// the memtable's memory comes from).
 //
 // Exactly one platform is linked into a program (POSIX natively, OPFS in the browser, the
 // in-memory one for tests and in-memory trees); the core never includes a platform header.
 //
 // Thread safety: Storage, LogStore, ObjectStore, Clock and Executor must be safe to call from
-// several threads at once. A LogFile or ObjectWriter is used by one thread at a time, except that
-// LogFile::read_at and ObjectReader::read_at may run concurrently with each other and with appends
-// to a different region.
+// several threads at once, and so must MemoryBlocks. A LogFile or ObjectWriter is used by one
+// thread at a time, except that LogFile::read_at and ObjectReader::read_at may run concurrently
+// with each other and with appends to a different region.
 //
 // Errors: every failure is a Status whose message names the file. Running out of space is
 // Code::Quota; any other failure of the underlying system is Code::IO.
@@ -205,6 +206,45 @@ class Executor {
   virtual size_t run_pending(size_t max_tasks) = 0;
 };
 
+// Large blocks of memory for the memtable's arena: every committed write is copied into one, and
+// every read of recent data walks a skiplist through them. A platform can serve them from memory
+// that suits that walk (natively: 2 MiB-aligned mappings the kernel may back with huge pages, so
+// a search takes fewer TLB misses); the default is the heap.
+class MemoryBlocks {
+ public:
+  virtual ~MemoryBlocks() = default;
+
+  // The block size this source serves best, or 0 for no preference. A tree whose memtables are
+  // at least 16 blocks of it large carves them from blocks of this size.
+  virtual size_t preferred_block_size() const = 0;
+
+  // Returns `bytes` of uninitialized memory, aligned to at least alignof(std::max_align_t).
+  // Throws std::bad_alloc when the memory cannot be had, as operator new does.
+  // REQUIRES: bytes > 0.
+  virtual char* allocate(size_t bytes) = 0;
+
+  // Gives back a block allocate() returned, with the `bytes` it was asked for.
+  virtual void release(char* block, size_t bytes) noexcept = 0;
+};
+
+// MemoryBlocks from the heap (operator new[] and delete[]), with no preferred block size.
+class HeapMemoryBlocks final : public MemoryBlocks {
+ public:
+  size_t preferred_block_size() const override { return 0; }
+  char* allocate(size_t bytes) override { return new char[bytes]; }
+  void release(char* block, size_t bytes) noexcept override {
+    (void)bytes;
+    delete[] block;
+  }
+};
+
+// The one HeapMemoryBlocks every caller that names no other source shares. Never destroyed
+// before the objects that hold it.
+inline const std::shared_ptr<MemoryBlocks>& heap_memory_blocks() {
+  static const std::shared_ptr<MemoryBlocks> heap = std::make_shared<HeapMemoryBlocks>();
+  return heap;
+}
+
 // How Platform::open_storage treats what it finds at a path.
 struct StorageOptions {
   // Create the storage (natively: the directory, and its parents) when it does not exist.
@@ -247,6 +287,10 @@ class Platform {
 
   virtual Clock& clock() = 0;
   virtual Executor& executor() = 0;
+
+  // Where trees on this platform get their memtables' memory. Each memtable holds a reference
+  // until it is destroyed, which may be after its tree is closed. The default is the heap.
+  virtual std::shared_ptr<MemoryBlocks> memory_blocks() { return heap_memory_blocks(); }
 };
 
 // The platform a TreeBuilder uses when none is given. Only the native library (skv::native, which

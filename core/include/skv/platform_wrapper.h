@@ -14,8 +14,9 @@
 // So a wrapper that wants to see LogFile::sync() overrides wrap_file() in a LogStoreWrapper,
 // holds that store in a StorageWrapper, and returns the StorageWrapper from
 // PlatformWrapper::wrap_storage(). The hooks see only successful results; errors pass through.
-// Clock and Executor have no wrapper class: a PlatformWrapper that wants another clock or
-// executor overrides clock() or executor() and returns its own.
+// Clock, Executor and MemoryBlocks have no wrapper class: a PlatformWrapper that wants another
+// clock, executor or memory source overrides clock(), executor() or memory_blocks() and returns
+// its own.
 //
 // Thread safety: a wrapper adds no state of its own, so it is exactly as safe to share as its
 // target (see platform.h). A subclass that adds state must keep the rule of the interface it
@@ -239,6 +240,7 @@ class PlatformWrapper : public Platform {
   }
   Clock& clock() override { return target_->clock(); }
   Executor& executor() override { return target_->executor(); }
+  std::shared_ptr<MemoryBlocks> memory_blocks() override { return target_->memory_blocks(); }
 
   Platform& target() const { return *target_; }
 

@@ -3,14 +3,21 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <utility>
 
 namespace skv {
 
-Arena::Arena(size_t block_size, size_t first_block_size)
+Arena::Arena(size_t block_size, size_t first_block_size, std::shared_ptr<MemoryBlocks> source)
     : block_size_(block_size < kMinBlockSize ? kMinBlockSize : block_size),
       next_block_size_(first_block_size == 0 ? block_size_
-                                             : std::max(first_block_size, block_size_ / 4)) {}
-Arena::~Arena() = default;
+                                             : std::max(first_block_size, block_size_ / 4)),
+      source_(std::move(source)) {
+  assert(source_ != nullptr);
+}
+
+Arena::~Arena() {
+  for (const Block& b : blocks_) source_->release(b.data, b.bytes);
+}
 
 char* Arena::allocate_fallback(size_t bytes) {
   assert(bytes > 0);
@@ -43,9 +50,14 @@ char* Arena::allocate_aligned(size_t bytes) {
 }
 
 char* Arena::allocate_new_block(size_t bytes) {
-  blocks_.push_back(std::unique_ptr<char[]>(new char[bytes]));
-  memory_usage_.fetch_add(bytes + sizeof(char*), std::memory_order_relaxed);
-  return blocks_.back().get();
+  // Room first, so the push below cannot throw and leak the block.
+  if (blocks_.size() == blocks_.capacity())
+    blocks_.reserve(std::max<size_t>(8, 2 * blocks_.size()));
+  char* data = source_->allocate(bytes);
+  blocks_.push_back(Block{data, bytes});
+  static_assert(sizeof(Block) == kBlockOverhead);
+  memory_usage_.fetch_add(bytes + kBlockOverhead, std::memory_order_relaxed);
+  return data;
 }
 
 }  // namespace skv

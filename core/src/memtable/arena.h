@@ -1,5 +1,6 @@
 // Arena: a bump allocator that hands out memory from large blocks and frees it all at once when
-// it is destroyed. The memtable keeps its entries and skiplist nodes here.
+// it is destroyed. The memtable keeps its entries and skiplist nodes here. Blocks come from a
+// MemoryBlocks source (skv/platform.h): the platform's for a tree's memtables, the heap otherwise.
 //
 // Thread safety: allocate() and allocate_aligned() must be called by one thread at a time (the
 // memtable's single writer). memory_usage() may be called from any thread at any time.
@@ -13,6 +14,8 @@
 #include <memory>
 #include <vector>
 
+#include "skv/platform.h"
+
 namespace skv {
 
 class Arena {
@@ -23,14 +26,19 @@ class Arena {
   static constexpr size_t kBlockSize = size_t{32} << 10;
   static constexpr size_t kMinBlockSize = size_t{1} << 10;
   // What allocate_aligned() aligns to: enough for pointers, std::atomic of pointers and uint64_t
-  // (blocks come from operator new[], which aligns to at least this much).
+  // (every MemoryBlocks source aligns blocks to at least this much).
   static constexpr size_t kAlignment = 8;
   static_assert(alignof(void*) <= kAlignment && alignof(uint64_t) <= kAlignment);
+  // What each block adds to memory_usage() besides its own bytes: its entry in the block list.
+  static constexpr size_t kBlockOverhead = sizeof(char*) + sizeof(size_t);
 
   // REQUIRES: block_size >= kMinBlockSize (smaller values are raised to it). The first block for
   // small allocations has `first_block_size` bytes instead (0: block_size; otherwise raised to
-  // at least a quarter of block_size), so an arena that stays small stays cheap.
-  explicit Arena(size_t block_size = kBlockSize, size_t first_block_size = 0);
+  // at least a quarter of block_size), so an arena that stays small stays cheap. Every block
+  // comes from `source` and goes back to it when the arena is destroyed.
+  // REQUIRES: source != nullptr.
+  explicit Arena(size_t block_size = kBlockSize, size_t first_block_size = 0,
+                 std::shared_ptr<MemoryBlocks> source = heap_memory_blocks());
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena();
@@ -54,7 +62,12 @@ class Arena {
   size_t next_block_size_;  // of the next block for small allocations
   char* alloc_ptr_ = nullptr;
   size_t alloc_bytes_remaining_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  struct Block {
+    char* data;
+    size_t bytes;
+  };
+  const std::shared_ptr<MemoryBlocks> source_;
+  std::vector<Block> blocks_;
   std::atomic<size_t> memory_usage_{0};
 };
 

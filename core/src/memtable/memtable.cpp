@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "memtable/arena.h"
 #include "memtable/skiplist.h"
@@ -103,8 +104,8 @@ class MemTableIterator final : public InternalIterator {
 }  // namespace
 
 struct MemTable::Rep {
-  Rep(size_t arena_block_size, size_t filter_bytes)
-      : arena(arena_block_size), filter(filter_bytes) {}
+  Rep(size_t arena_block_size, size_t filter_bytes, std::shared_ptr<MemoryBlocks> blocks)
+      : arena(arena_block_size, 0, std::move(blocks)), filter(filter_bytes) {}
   Arena arena;
   KeyFilter filter;
   EntryList list{EntryComparator(), &arena};
@@ -113,8 +114,9 @@ struct MemTable::Rep {
   std::atomic<uint64_t> largest_commit_timestamp{0};
 };
 
-MemTable::MemTable(size_t arena_block_size, size_t filter_bytes)
-    : rep_(std::make_unique<Rep>(arena_block_size, filter_bytes)) {}
+MemTable::MemTable(size_t arena_block_size, size_t filter_bytes,
+                   std::shared_ptr<MemoryBlocks> blocks)
+    : rep_(std::make_unique<Rep>(arena_block_size, filter_bytes, std::move(blocks))) {}
 
 MemTable::~MemTable() = default;
 

@@ -25,8 +25,10 @@ class MemTable {
  public:
   // `arena_block_size`: the size of the memory blocks entries are carved from (memory usage
   // grows in steps of it), see Arena. `filter_bytes`: the size of the key filter that lets get()
-  // skip the skiplist for keys never added (memtable/key_filter.h); 0 for none.
-  explicit MemTable(size_t arena_block_size = Arena::kBlockSize, size_t filter_bytes = 0);
+  // skip the skiplist for keys never added (memtable/key_filter.h); 0 for none. `blocks`: where
+  // the arena's blocks come from (a tree passes its platform's). REQUIRES: blocks != nullptr.
+  explicit MemTable(size_t arena_block_size = Arena::kBlockSize, size_t filter_bytes = 0,
+                    std::shared_ptr<MemoryBlocks> blocks = heap_memory_blocks());
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
   ~MemTable();

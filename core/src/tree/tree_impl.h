@@ -153,15 +153,18 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // REQUIRES: lock holds mu_; it is released while the waiters run.
   void fail_flush_waiters(std::unique_lock<std::mutex>& lock, const Status& s);
   // Memtables grow in arena blocks of an eighth of the memtable size (4 KiB to 256 KiB), so a
-  // small memtable is not "full" after its first block.
+  // small memtable is not "full" after its first block; a memtable of at least 16 of the
+  // platform's preferred blocks (32 MiB for 2 MiB) uses those instead.
   size_t arena_block_size() const {
+    const size_t preferred = memory_blocks_->preferred_block_size();
+    if (preferred > 0 && options_.memtable_size / 16 >= preferred) return preferred;
     return std::clamp<size_t>(options_.memtable_size / 8, 4096, 256 * 1024);
   }
   // Each memtable's key filter takes a 64th of the memtable size (1 MiB for the default
   // 64 MiB): about 128 bits a key for entries of 1 KiB, 8 for entries of 64 bytes.
   size_t memtable_filter_bytes() const { return options_.memtable_size / 64; }
   std::shared_ptr<MemTable> new_memtable() const {
-    return std::make_shared<MemTable>(arena_block_size(), memtable_filter_bytes());
+    return std::make_shared<MemTable>(arena_block_size(), memtable_filter_bytes(), memory_blocks_);
   }
   void delete_obsolete_files();  // REQUIRES: mu_ held
 
@@ -230,6 +233,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   // What the database stores (set at open, then fixed): whether it is versioned, the retention.
   Versioning versioning_;
   std::shared_ptr<Platform> platform_;
+  std::shared_ptr<MemoryBlocks> memory_blocks_;  // platform_->memory_blocks(), set at open
   std::unique_ptr<Storage> storage_;
   // The ciphers of an encrypted database (null for a plaintext one), set at open before any file
   // is read. Declared before the caches, which refer to it, so it outlives them.

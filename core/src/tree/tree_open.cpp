@@ -123,6 +123,10 @@ Status TreeImpl::open_impl() {
         "options: no platform: this program links no default platform (skv::native); give one "
         "with TreeBuilder::with_platform()");
   }
+  memory_blocks_ = platform_->memory_blocks();
+  if (!memory_blocks_) {
+    return Status::invalid_argument("options: the platform's memory_blocks() returned no source");
+  }
   StorageOptions storage_options;
   storage_options.create_if_missing = options_.create_if_missing;
   storage_options.marker = current_file_name();

@@ -20,7 +20,7 @@ constexpr size_t kMinCompaction = size_t{64} << 10;
 // Kept free by writes, so that compacting a buffer whose live part is small (after a rollback, or
 // once the iterators that held old versions are gone) always fits in the limit.
 constexpr size_t kCompactionHeadroom =
-    sizeof(BufferStore) + 2 * (BufferStore::kBlockSize + sizeof(char*));
+    sizeof(BufferStore) + 2 * (BufferStore::kBlockSize + Arena::kBlockOverhead);
 
 size_t charge_of(const BufferEntry* e) {
   return BufferEntry::allocation_size(e->key_size, e->value_size) + kAverageNodeBytes;
@@ -32,8 +32,8 @@ size_t charge_of(const BufferEntry* e) {
 size_t version_growth(size_t kv_bytes) {
   static_assert(kMaxNodeBytes + Arena::kAlignment - 1 <= BufferStore::kBlockSize / 4);
   const size_t entry = sizeof(BufferEntry) + kv_bytes + Arena::kAlignment - 1;
-  size_t growth = BufferStore::kBlockSize + sizeof(char*);
-  if (entry > BufferStore::kBlockSize / 4) growth += entry + sizeof(char*);
+  size_t growth = BufferStore::kBlockSize + Arena::kBlockOverhead;
+  if (entry > BufferStore::kBlockSize / 4) growth += entry + Arena::kBlockOverhead;
   return growth;
 }
 
@@ -70,7 +70,8 @@ Status WriteBuffer::write(std::string_view key, std::string_view value, bool is_
   assert(!key.empty() && key.size() <= kMaxKeySize && value.size() <= kMaxValueSize);
   const size_t growth =
       version_growth(key.size() + value.size()) +
-      (store_ == nullptr ? sizeof(BufferStore) + BufferStore::kBlockSize + sizeof(char*) : 0);
+      (store_ == nullptr ? sizeof(BufferStore) + BufferStore::kBlockSize + Arena::kBlockOverhead
+                         : 0);
   Status s = reserve(growth);
   if (!s.ok()) return s;
   if (store_ == nullptr) store_ = std::make_shared<BufferStore>();
