@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.h"
@@ -119,6 +120,52 @@ void BM_BloomProbe(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_BloomProbe)->ArgName("present")->Arg(1)->Arg(0);
+
+}  // namespace
+}  // namespace skv::microbench
+
+namespace skv::microbench {
+namespace {
+
+// The raw bytes of one data block of the default size with `value_bytes` values, as a scan reads
+// it from a table (after decompression).
+const std::string& raw_block(size_t value_bytes) {
+  static std::vector<std::pair<size_t, std::string>> cache;
+  for (const auto& [v, raw] : cache) {
+    if (v == value_bytes) return raw;
+  }
+  const TableOptions defaults;
+  BlockBuilder builder(defaults.block_restart_interval);
+  std::mt19937_64 rng(kSeed);
+  const std::string value = make_value(rng, value_bytes);
+  for (const std::string& k : sorted(make_keys(0, 4096))) {
+    if (builder.size_estimate() >= defaults.block_size) break;
+    builder.add(make_internal_key(k, 1, ValueKind::Value, 1), value);
+  }
+  cache.emplace_back(value_bytes, std::string(builder.finish()));
+  return cache.back().second;
+}
+
+// What a scan pays for each block it reads that is not cached, after the read and the
+// decompression: Block::create (which checks the layout of every entry), then an iterator over
+// every entry. Values of `value_bytes`; one iteration is one block, items are entries.
+void BM_BlockLoadAndWalk(benchmark::State& state) {
+  const std::string& raw = raw_block(static_cast<size_t>(state.range(0)));
+  size_t entries = 0;
+  for (auto _ : state) {
+    std::shared_ptr<const Block> block =
+        value_or_die(Block::create(BlockContents::copy_of(raw), "microbench.block", 0), "create");
+    BlockIterator it(block, "microbench.block", 0);
+    entries = 0;
+    for (it.seek_first(); it.valid(); it.next()) {
+      benchmark::DoNotOptimize(it.value().data());
+      ++entries;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * entries));
+  state.counters["entries"] = static_cast<double>(entries);
+}
+BENCHMARK(BM_BlockLoadAndWalk)->ArgName("value_bytes")->Arg(100)->Arg(840);
 
 }  // namespace
 }  // namespace skv::microbench

@@ -61,13 +61,13 @@ Result<std::shared_ptr<const Block>> Block::create(BlockContents contents, std::
     const char* limit = d + restarts_offset;
     const char* p = d;
     uint32_t next_restart = 0;  // index into the restart array
+    // Where restart `next_restart` points (past every entry once all are passed).
+    uint32_t next_restart_at = 0;
     uint64_t prev_key_len = 0;
     while (p < limit) {
       const uint32_t at = static_cast<uint32_t>(p - d);
-      const bool is_restart =
-          next_restart < n && decode_fixed32(d + restarts_offset + size_t{next_restart} * 4) == at;
-      if (next_restart < n && !is_restart &&
-          decode_fixed32(d + restarts_offset + size_t{next_restart} * 4) < at) {
+      const bool is_restart = next_restart_at == at;
+      if (next_restart_at < at) {
         return block_corruption(file, "restart point inside an entry in block", offset);
       }
       uint32_t shared = 0, non_shared = 0, value_len = 0;
@@ -75,7 +75,12 @@ Result<std::shared_ptr<const Block>> Block::create(BlockContents contents, std::
       if (q == nullptr || shared > prev_key_len || (is_restart && shared != 0)) {
         return block_corruption(file, "bad entry in block", offset);
       }
-      if (is_restart) ++next_restart;
+      if (is_restart) {
+        ++next_restart;
+        next_restart_at = next_restart < n
+                              ? decode_fixed32(d + restarts_offset + size_t{next_restart} * 4)
+                              : restarts_offset;
+      }
       prev_key_len = uint64_t{shared} + non_shared;
       p = q + non_shared + value_len;
     }

@@ -96,6 +96,21 @@ inline const char* decode_varint64(const char* p, const char* limit, uint64_t* v
   return nullptr;
 }
 inline const char* decode_varint32(const char* p, const char* limit, uint32_t* v) {
+  // Most lengths and counts fit in one byte, or two: decoded here without the general loop.
+  if (p < limit) {
+    const uint32_t b0 = static_cast<unsigned char>(p[0]);
+    if (b0 < 0x80) {
+      *v = b0;
+      return p + 1;
+    }
+    if (p + 1 < limit) {
+      const uint32_t b1 = static_cast<unsigned char>(p[1]);
+      if (b1 < 0x80) {
+        *v = (b0 & 0x7f) | (b1 << 7);
+        return p + 2;
+      }
+    }
+  }
   uint64_t wide = 0;
   const char* q = decode_varint64(p, limit, &wide);
   if (q == nullptr || wide > 0xffffffffu) return nullptr;
