@@ -203,15 +203,18 @@ std::vector<std::string> user_keys(const Model& m) {
   return keys;
 }
 
-// Reads everything the (possibly damaged) file holds: open, a full scan each way and a point
-// read of every key. Every entry returned must be the model's; the first error is returned (OK
-// if none was seen).
+// Reads everything the (possibly damaged) file holds: open, a full scan each way (forwards as a
+// sweep that reads ahead) and a point read of every key. Every entry returned must be the
+// model's; the first error is returned (OK if none was seen).
 Status read_everything(const std::string& file, CipherSource* ring, const Model& m) {
   auto opened = open(file, ring);
   if (!opened.ok()) return opened.status();
   auto table = *opened;
   Status first;
-  auto it = table->new_iterator();
+  TableReadOptions sweep;
+  sweep.fill_cache = false;
+  sweep.readahead = true;
+  auto it = table->new_iterator(sweep);
   auto pos = m.begin();
   for (it->seek_first(); it->valid(); it->next(), ++pos) {
     REQUIRE(pos != m.end());

@@ -161,9 +161,10 @@ TEST_CASE("tables iterate both ways like the model", "[table]") {
   const int interval = GENERATE(1, 16);
   const size_t restart_bytes = GENERATE(size_t{0}, size_t{64});
   const bool with_cache = GENERATE(false, true);
+  const bool readahead = GENERATE(false, true);
   const uint64_t seed = 4000 + (zstd ? 1 : 0) + static_cast<uint64_t>(interval);
   INFO("seed " << seed << " zstd " << zstd << " interval " << interval << " restart bytes "
-               << restart_bytes << " cache " << with_cache);
+               << restart_bytes << " cache " << with_cache << " readahead " << readahead);
   std::mt19937_64 rng(seed);
   const Model m = make_model(rng, 300, zstd);
   TableOptions opts;
@@ -180,7 +181,9 @@ TEST_CASE("tables iterate both ways like the model", "[table]") {
   CHECK(table->file_size() == file.size());
   CHECK(table->file_number() == kNumber);
   CHECK(table->file_name() == kName);
-  auto it = table->new_iterator();
+  TableReadOptions ro;
+  ro.readahead = readahead;
+  auto it = table->new_iterator(ro);
 
   auto pos = m.begin();
   for (it->seek_first(); it->valid(); it->next(), ++pos) expect_at(*it, m, pos);
@@ -383,10 +386,65 @@ TEST_CASE("block cache: hits avoid reads, fill_cache=false leaves it untouched, 
   CHECK(cache.usage() == 0);
 }
 
+TEST_CASE("a sweep with readahead reads its blocks in fewer, larger reads", "[table]") {
+  const bool zstd = GENERATE(false, true);
+  const bool zero_copy = GENERATE(false, true);
+  INFO("zstd " << zstd << " zero copy " << zero_copy);
+  std::mt19937_64 rng(6300);
+  const Model m = make_model(rng, 2000, zstd);
+  TableOptions opts;
+  opts.block_size = 1024;
+  opts.compression = zstd ? Compression::Zstd : Compression::None;
+  const std::string file = build(m, opts);
+
+  BlockCache cache(1 << 20);
+  auto reader = std::make_unique<StringReader>(file, zero_copy);
+  StringReader* raw = reader.get();
+  auto table = *Table::open(std::move(reader), kNumber, &cache);
+  const uint64_t blocks = table->properties().data_blocks;
+  REQUIRE(blocks > 100);
+
+  auto sweep = [&](bool readahead) {
+    TableReadOptions ro;
+    ro.fill_cache = false;
+    ro.readahead = readahead;
+    const int before = raw->reads;
+    auto it = table->new_iterator(ro);
+    auto pos = m.begin();
+    for (it->seek_first(); it->valid(); it->next(), ++pos) expect_at(*it, m, pos);
+    REQUIRE(it->status().ok());
+    CHECK(pos == m.end());
+    return raw->reads - before;
+  };
+  CHECK(static_cast<uint64_t>(sweep(false)) == blocks);
+  // The window doubles from one block to 256 KiB, far more than this table: a handful of reads.
+  const int reads = sweep(true);
+  CHECK(reads >= 2);
+  CHECK(reads <= 16);
+  CHECK(cache.usage() == 0);  // neither sweep filled the cache
+
+  // A sweep in the scan pool: blocks the cache holds are skipped, the rest read, all correct.
+  TableReadOptions pooled;
+  pooled.fill_cache = false;
+  pooled.scan_pool = true;
+  pooled.readahead = true;
+  {
+    auto it = table->new_iterator(pooled);
+    size_t n = 0;
+    for (it->seek_first(); it->valid() && n < m.size() / 2; it->next()) ++n;
+  }
+  auto it = table->new_iterator(pooled);
+  auto pos = m.begin();
+  for (it->seek_first(); it->valid(); it->next(), ++pos) expect_at(*it, m, pos);
+  REQUIRE(it->status().ok());
+  CHECK(pos == m.end());
+}
+
 TEST_CASE("every bit flip is detected and never yields a wrong value", "[table][corruption]") {
   const bool zstd = GENERATE(false, true);
+  const bool readahead = GENERATE(false, true);
   const uint64_t seed = 7000 + (zstd ? 1 : 0);
-  INFO("seed " << seed << " zstd " << zstd);
+  INFO("seed " << seed << " zstd " << zstd << " readahead " << readahead);
   std::mt19937_64 rng(seed);
   const Model m = make_model(rng, 20, true);
   TableOptions opts;
@@ -414,7 +472,9 @@ TEST_CASE("every bit flip is detected and never yields a wrong value", "[table][
     auto table = *opened;
     bool detected = false;
     // A full scan either matches the model entry by entry or stops with a corruption error.
-    auto it = table->new_iterator();
+    TableReadOptions ro;
+    ro.readahead = readahead;
+    auto it = table->new_iterator(ro);
     auto pos = m.begin();
     for (it->seek_first(); it->valid(); it->next(), ++pos) {
       REQUIRE(pos != m.end());

@@ -407,6 +407,7 @@ class SortedRunWriter {
 std::unique_ptr<InternalIterator> compaction_input(const Compaction& c, const JobContext& ctx) {
   TableReadOptions read_options;
   read_options.fill_cache = false;
+  read_options.readahead = true;
   std::vector<std::unique_ptr<InternalIterator>> children;
   std::shared_ptr<const void> pin = c.version;
   if (c.level == 0) {

@@ -12,6 +12,7 @@
 #include "sstable/block.h"
 #include "sstable/block_format.h"
 #include "sstable/bloom.h"
+#include "sstable/readahead_reader.h"
 #include "sstable/table_properties.h"
 #include "sstable/two_level_iterator.h"
 #include "util/status_macros.h"
@@ -90,12 +91,14 @@ struct Table::Rep {
 
   // Reads, checks and decodes the block at `h`. Checks the handle against the data region.
   // The block cache is used as TableReadOptions::fill_cache and scan_pool say.
+  // `reader` is the table's file or a sweep's ReadaheadReader over it.
   Result<std::shared_ptr<const Block>> load_data_block(const BlockHandle& h, bool fill_cache,
-                                                       bool scan_pool) const {
+                                                       bool scan_pool,
+                                                       const ObjectReader& reader) const {
     if (!handle_within(h, trailer, kFileHeaderSize, data_end)) {
       return table_corruption(name(), "data block handle out of range", h.offset);
     }
-    if (cache == nullptr) return read_data_block(h);
+    if (cache == nullptr) return read_data_block(h, reader);
     const BlockCache::Priority priority =
         fill_cache ? BlockCache::Priority::High : BlockCache::Priority::Low;
     // A hit needs no reader (read_through would look it up the same way).
@@ -106,7 +109,7 @@ struct Table::Rep {
     std::shared_ptr<const void> block =
         cache->read_through(file_number, h.offset, priority, fill_cache || scan_pool,
                             [&](size_t* charge) -> std::shared_ptr<const void> {
-                              Result<std::shared_ptr<const Block>> b = read_data_block(h);
+                              Result<std::shared_ptr<const Block>> b = read_data_block(h, reader);
                               if (!b.ok()) {
                                 failed = b.status();
                                 return nullptr;
@@ -119,12 +122,13 @@ struct Table::Rep {
   }
 
   // Reads, checks and decodes the block at `h`, without the cache.
-  Result<std::shared_ptr<const Block>> read_data_block(const BlockHandle& h) const {
+  Result<std::shared_ptr<const Block>> read_data_block(const BlockHandle& h,
+                                                       const ObjectReader& reader) const {
     // A block never enters the cache unless it passed its checks, so only a miss can be one
     // that failed before.
     Status known = corrupt_blocks.find(h.offset);
     if (!known.ok()) return known;
-    Result<BlockContents> contents = read_block(*file, h, limits.data, cipher.get());
+    Result<BlockContents> contents = read_block(reader, h, limits.data, cipher.get());
     if (!contents.ok()) {
       corrupt_blocks.note(h.offset, contents.status());
       return contents.status();
@@ -263,10 +267,15 @@ Result<std::shared_ptr<Table>> Table::open(std::unique_ptr<ObjectReader> file, u
 std::unique_ptr<InternalIterator> Table::new_iterator(const TableReadOptions& options) const {
   std::shared_ptr<const Table> self = shared_from_this();
   const bool fill_cache = options.fill_cache, scan_pool = options.scan_pool;
-  DataBlockLoader loader = [self, fill_cache, scan_pool](
+  // The loader is this iterator's alone, and so is its readahead window.
+  std::shared_ptr<const ReadaheadReader> readahead =
+      options.readahead ? std::make_shared<const ReadaheadReader>(*rep_->file) : nullptr;
+  DataBlockLoader loader = [self, fill_cache, scan_pool, readahead](
                                const BlockHandle& h) -> Result<std::unique_ptr<BlockIterator>> {
+    const ObjectReader& reader =
+        readahead != nullptr ? static_cast<const ObjectReader&>(*readahead) : *self->rep_->file;
     SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                         self->rep_->load_data_block(h, fill_cache, scan_pool));
+                         self->rep_->load_data_block(h, fill_cache, scan_pool, reader));
     return std::make_unique<BlockIterator>(std::move(block), self->rep_->name(), h.offset);
   };
   return new_two_level_iterator(rep_->new_index_iterator(), std::move(loader), rep_->name());
@@ -285,8 +294,9 @@ Status Table::get(std::string_view user_key, SequenceNumber snapshot, GetResult*
     if (!decode_block_handle(&v, &h) || !v.empty()) {
       return table_corruption(n, "bad block handle in index block", rep_->footer.index.offset);
     }
-    SKV_ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                         rep_->load_data_block(h, /*fill_cache=*/true, /*scan_pool=*/false));
+    SKV_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Block> block,
+        rep_->load_data_block(h, /*fill_cache=*/true, /*scan_pool=*/false, *rep_->file));
     BlockIterator data(std::move(block), n, h.offset);
     data.seek(target);
     SKV_RETURN_IF_ERROR(data.status());

@@ -33,6 +33,9 @@ struct TableReadOptions {
   // the blocks one of them decoded, without taking the cache from point reads. Counts pass it;
   // compaction does not (its inputs are about to be deleted).
   bool scan_pool = false;
+  // A sequential sweep: each iterator reads the blocks it misses through its own
+  // ReadaheadReader (readahead_reader.h), a window of up to 256 KiB at a time.
+  bool readahead = false;
 };
 
 class Table : public std::enable_shared_from_this<Table> {

@@ -148,6 +148,7 @@ std::unique_ptr<InternalIterator> TreeImpl::merged_input(
   TableReadOptions read_options;
   read_options.fill_cache = fill_cache;
   read_options.scan_pool = !fill_cache;  // concurrent counts share what one of them decoded
+  read_options.readahead = !fill_cache && !only_key;  // a sweep, not a point read
   if (only_key) {
     Status s = v.version->add_point_iterators(*only_key, read_options, &children);
     if (!s.ok()) return new_empty_iterator(std::move(s));

@@ -37,7 +37,10 @@ constexpr uint64_t kProgressStep = 4u << 20;
 // Checks the entries of an open table against its properties and the manifest's record of it.
 Status check_table_entries(const Table& table, const FileMetaData& meta, const std::string& label,
                            VerifiedFile* out, const std::function<void(uint64_t)>& advance) {
-  std::unique_ptr<InternalIterator> it = table.new_iterator(TableReadOptions{true, false});
+  TableReadOptions options;
+  options.fill_cache = false;
+  options.readahead = true;
+  std::unique_ptr<InternalIterator> it = table.new_iterator(options);
   std::string previous, first;
   uint64_t entries = 0, reported = 0;
   for (it->seek_first(); it->valid(); it->next()) {
