@@ -1,8 +1,10 @@
 #include "cache/block_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +14,8 @@ namespace {
 
 constexpr size_t kMaxShards = 16;
 constexpr size_t kMinShardCapacity = 512 * 1024;
+// How often a reader waiting for another's read of the same block yields before it sleeps.
+constexpr int kYieldsBeforeSleep = 64;
 
 struct CacheKey {
   uint64_t file_number;
@@ -88,6 +92,13 @@ class Shard {
       }
     }
     if (other != nullptr) {
+      // A block read takes tens of microseconds; a sleep and a wake-up can cost as much again.
+      // Yield the processor a few times first, so a reader running elsewhere is not waited for
+      // through the scheduler, then sleep.
+      for (int i = 0; i < kYieldsBeforeSleep && !other->finished.load(std::memory_order_acquire);
+           ++i) {
+        std::this_thread::yield();
+      }
       std::unique_lock<std::mutex> lock(other->mu);
       other->cv.wait(lock, [&] { return other->done; });
       if (other->value != nullptr) return other->value;
@@ -110,6 +121,7 @@ class Shard {
           std::lock_guard<std::mutex> lock(read->mu);
           read->done = true;
           read->value = value;
+          read->finished.store(true, std::memory_order_release);
         }
         read->cv.notify_all();
       }
@@ -173,6 +185,7 @@ class Shard {
     std::mutex mu;
     std::condition_variable cv;
     bool done = false;
+    std::atomic<bool> finished{false};  // `done`, readable without the mutex
     std::shared_ptr<const void> value;  // null: the read failed
   };
 
