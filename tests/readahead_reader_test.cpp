@@ -8,44 +8,14 @@
 #include <vector>
 
 #include "sstable/readahead_reader.h"
+#include "support/string_object_reader.h"
 
 namespace skv {
 namespace {
 
 const std::string kName = "000007.sst";
 
-// An ObjectReader over a string that records every read, copies into scratch or (zero_copy)
-// returns views of its own bytes, and fails reads that touch [fail_from, fail_to).
-class RecordingReader final : public ObjectReader {
- public:
-  RecordingReader(std::string data, bool zero_copy)
-      : data_(std::move(data)), zero_copy_(zero_copy) {}
-  const std::string& name() const override { return kName; }
-  uint64_t size() const override { return data_.size(); }
-  Status read_at(uint64_t offset, size_t n, char* scratch,
-                 std::string_view* result) const override {
-    reads.emplace_back(offset, n);
-    if (offset < fail_to && offset + n > fail_from) return Status::io_error("injected");
-    if (offset >= data_.size()) {
-      *result = {};
-      return Status::OK();
-    }
-    n = std::min<size_t>(n, data_.size() - offset);
-    if (zero_copy_) {
-      *result = std::string_view(data_).substr(offset, n);
-    } else {
-      std::memcpy(scratch, data_.data() + offset, n);
-      *result = std::string_view(scratch, n);
-    }
-    return Status::OK();
-  }
-  mutable std::vector<std::pair<uint64_t, size_t>> reads;
-  uint64_t fail_from = 0, fail_to = 0;
-
- private:
-  std::string data_;
-  bool zero_copy_;
-};
+using RecordingReader = testing::StringObjectReader;
 
 std::string pattern(size_t n) {
   std::string s(n, '\0');
@@ -70,7 +40,7 @@ TEST_CASE("readahead: a sequential sweep reads windows that double up to the lim
   const bool zero_copy = GENERATE(false, true);
   INFO("zero copy " << zero_copy);
   const std::string data = pattern(100000);
-  RecordingReader file(data, zero_copy);
+  RecordingReader file(kName, data, zero_copy);
   ReadaheadReader r(file, 16 * 1024);
   CHECK(r.name() == kName);
   CHECK(r.size() == data.size());
@@ -93,7 +63,7 @@ TEST_CASE("readahead: reads elsewhere start again small, and every read is right
   const bool zero_copy = GENERATE(false, true);
   INFO("zero copy " << zero_copy);
   const std::string data = pattern(50000);
-  RecordingReader file(data, zero_copy);
+  RecordingReader file(kName, data, zero_copy);
   ReadaheadReader r(file, 8192);
 
   expect_read(r, data, 0, 500);
@@ -133,7 +103,7 @@ TEST_CASE("readahead: reads elsewhere start again small, and every read is right
 TEST_CASE("readahead: a failed read is returned, holds nothing, and later reads work",
           "[readahead]") {
   const std::string data = pattern(40000);
-  RecordingReader file(data, false);
+  RecordingReader file(kName, data);
   ReadaheadReader r(file, 8192);
   expect_read(r, data, 0, 1000);
   expect_read(r, data, 1000, 1000);  // window [1000, 3000)

@@ -17,6 +17,7 @@
 #include "sstable/table.h"
 #include "sstable/table_builder.h"
 #include "sstable/two_level_iterator.h"
+#include "support/string_object_reader.h"
 
 using namespace skv;
 
@@ -49,35 +50,10 @@ class StringWriter final : public ObjectWriter {
   size_t fail_after_;
 };
 
-// ObjectReader over a string: copies into scratch, or (zero_copy) returns views of its own data.
-class StringReader final : public ObjectReader {
- public:
-  StringReader(std::string data, bool zero_copy = false)
-      : data_(std::move(data)), zero_copy_(zero_copy) {}
-  const std::string& name() const override { return kName; }
-  uint64_t size() const override { return data_.size(); }
-  Status read_at(uint64_t offset, size_t n, char* scratch,
-                 std::string_view* result) const override {
-    ++reads;
-    if (offset >= data_.size()) {
-      *result = {};
-      return Status::OK();
-    }
-    n = std::min<size_t>(n, data_.size() - offset);
-    if (zero_copy_) {
-      *result = std::string_view(data_).substr(offset, n);
-    } else {
-      std::memcpy(scratch, data_.data() + offset, n);
-      *result = std::string_view(scratch, n);
-    }
-    return Status::OK();
-  }
-  mutable int reads = 0;
-
- private:
-  std::string data_;
-  bool zero_copy_;
-};
+// The table's file in memory (support/string_object_reader.h), under kName.
+std::unique_ptr<testing::StringObjectReader> reader_of(std::string data, bool zero_copy = false) {
+  return std::make_unique<testing::StringObjectReader>(kName, std::move(data), zero_copy);
+}
 
 using Model = std::map<std::string, std::string, InternalKeyLess>;
 
@@ -125,7 +101,7 @@ std::string build(const Model& m, const TableOptions& opts, TableProperties* pro
 
 std::shared_ptr<Table> open_table(std::string file, BlockCache* cache = nullptr,
                                   bool zero_copy = false) {
-  auto r = Table::open(std::make_unique<StringReader>(std::move(file), zero_copy), kNumber, cache);
+  auto r = Table::open(reader_of(std::move(file), zero_copy), kNumber, cache);
   REQUIRE(r.ok());
   return *r;
 }
@@ -342,10 +318,10 @@ TEST_CASE("block cache: hits avoid reads, fill_cache=false leaves it untouched, 
   const std::string file = build(m, opts);
 
   BlockCache cache(1 << 20);
-  auto reader = std::make_unique<StringReader>(file);
-  StringReader* raw = reader.get();
+  auto reader = reader_of(file);
+  testing::StringObjectReader* raw = reader.get();
   auto table = *Table::open(std::move(reader), kNumber, &cache);
-  const int after_open = raw->reads;
+  const int after_open = raw->read_count();
 
   auto scan = [&](const TableReadOptions& ro) {
     auto it = table->new_iterator(ro);
@@ -358,7 +334,7 @@ TEST_CASE("block cache: hits avoid reads, fill_cache=false leaves it untouched, 
   no_fill.fill_cache = false;
   scan(no_fill);
   CHECK(cache.usage() == 0);
-  const int blocks = raw->reads - after_open;
+  const int blocks = raw->read_count() - after_open;
   CHECK(static_cast<uint64_t>(blocks) == table->properties().data_blocks);
 
   // A sweep with scan_pool puts its blocks in the cache's scan pool (the table fits in its
@@ -369,19 +345,19 @@ TEST_CASE("block cache: hits avoid reads, fill_cache=false leaves it untouched, 
   scan(sweep);
   CHECK(cache.usage() > 0);
   CHECK(cache.low_usage() == cache.usage());
-  int before = raw->reads;
+  int before = raw->read_count();
   scan(sweep);
-  CHECK(raw->reads == before);
+  CHECK(raw->read_count() == before);
   CHECK(cache.low_usage() == cache.usage());
 
   // An ordinary scan finds the same blocks and promotes them out of the pool.
   scan({});
-  CHECK(raw->reads == before);
+  CHECK(raw->read_count() == before);
   CHECK(cache.usage() > 0);
   CHECK(cache.low_usage() == 0);
-  before = raw->reads;
+  before = raw->read_count();
   scan({});
-  CHECK(raw->reads == before);  // every block came from the cache
+  CHECK(raw->read_count() == before);  // every block came from the cache
   cache.erase_file(kNumber);
   CHECK(cache.usage() == 0);
 }
@@ -398,8 +374,8 @@ TEST_CASE("a sweep with readahead reads its blocks in fewer, larger reads", "[ta
   const std::string file = build(m, opts);
 
   BlockCache cache(1 << 20);
-  auto reader = std::make_unique<StringReader>(file, zero_copy);
-  StringReader* raw = reader.get();
+  auto reader = reader_of(file, zero_copy);
+  testing::StringObjectReader* raw = reader.get();
   auto table = *Table::open(std::move(reader), kNumber, &cache);
   const uint64_t blocks = table->properties().data_blocks;
   REQUIRE(blocks > 100);
@@ -408,13 +384,13 @@ TEST_CASE("a sweep with readahead reads its blocks in fewer, larger reads", "[ta
     TableReadOptions ro;
     ro.fill_cache = false;
     ro.readahead = readahead;
-    const int before = raw->reads;
+    const int before = raw->read_count();
     auto it = table->new_iterator(ro);
     auto pos = m.begin();
     for (it->seek_first(); it->valid(); it->next(), ++pos) expect_at(*it, m, pos);
     REQUIRE(it->status().ok());
     CHECK(pos == m.end());
-    return raw->reads - before;
+    return raw->read_count() - before;
   };
   CHECK(static_cast<uint64_t>(sweep(false)) == blocks);
   // The window doubles from one block to 256 KiB, far more than this table: a handful of reads.
@@ -463,7 +439,7 @@ TEST_CASE("every bit flip is detected and never yields a wrong value", "[table][
     std::string bad = good;
     bad[i] ^= static_cast<char>(1 << (rng() % 8));
     INFO("flipped byte " << i);
-    auto opened = Table::open(std::make_unique<StringReader>(bad), kNumber, nullptr);
+    auto opened = Table::open(reader_of(bad), kNumber, nullptr);
     if (!opened.ok()) {
       REQUIRE(opened.status().is_corruption());
       REQUIRE(names_file(opened.status()));
@@ -515,20 +491,20 @@ TEST_CASE("truncated tables fail to open with corruption", "[table][corruption]"
   opts.block_size = 256;
   const std::string good = build(m, opts);
   for (size_t len = 0; len < good.size(); ++len) {
-    auto r = Table::open(std::make_unique<StringReader>(good.substr(0, len)), kNumber, nullptr);
+    auto r = Table::open(reader_of(good.substr(0, len)), kNumber, nullptr);
     REQUIRE_FALSE(r.ok());
     REQUIRE(r.status().is_corruption());
     REQUIRE(names_file(r.status()));
   }
   // Extra bytes after the footer are no table either.
-  auto r = Table::open(std::make_unique<StringReader>(good + "x"), kNumber, nullptr);
+  auto r = Table::open(reader_of(good + "x"), kNumber, nullptr);
   CHECK(r.status().is_corruption());
 }
 
 TEST_CASE("a table opened under the wrong file number is rejected", "[table][corruption]") {
   std::mt19937_64 rng(7200);
   const std::string file = build(make_model(rng, 5, false), TableOptions{});
-  auto r = Table::open(std::make_unique<StringReader>(file), kNumber + 1, nullptr);
+  auto r = Table::open(reader_of(file), kNumber + 1, nullptr);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().is_corruption());
   CHECK(names_file(r.status()));

@@ -26,6 +26,7 @@
 #include "skv/status.h"
 #include "sstable/block.h"
 #include "sstable/block_format.h"
+#include "tests/support/string_object_reader.h"
 #include "tests/support/string_object_writer.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -89,37 +90,10 @@ class StringLogFile final : public LogFile {
   std::string* data_;
 };
 
-// An ObjectReader over a string it owns. With `zero_copy`, reads return views of that string
-// instead of copying into scratch (both forms are allowed by the contract).
-class StringObjectReader final : public ObjectReader {
- public:
-  StringObjectReader(std::string name, std::string data, bool zero_copy = false)
-      : name_(std::move(name)), data_(std::move(data)), zero_copy_(zero_copy) {}
-  const std::string& name() const override { return name_; }
-  uint64_t size() const override { return data_.size(); }
-  Status read_at(uint64_t offset, size_t n, char* scratch,
-                 std::string_view* result) const override {
-    if (offset >= data_.size()) {
-      *result = {};
-      return Status::OK();
-    }
-    n = static_cast<size_t>(std::min<uint64_t>(n, data_.size() - offset));
-    if (zero_copy_) {
-      *result = std::string_view(data_).substr(static_cast<size_t>(offset), n);
-    } else {
-      std::memcpy(scratch, data_.data() + offset, n);
-      *result = std::string_view(scratch, n);
-    }
-    return Status::OK();
-  }
-
- private:
-  std::string name_;
-  std::string data_;
-  bool zero_copy_;
-};
-
-// The corpus generator builds tables in memory.
+// Files held in memory: readers over a string (with `zero_copy`, reads return views of it instead
+// of copying into scratch; both forms are allowed by the contract), and the corpus generator's
+// writer for tables built in memory.
+using testing::StringObjectReader;
 using testing::StringObjectWriter;
 
 // The masked CRC32C a log record carries: over length:fixed32 ‖ payload.

@@ -1,5 +1,6 @@
 // Helpers shared by the micro-benchmarks: deterministic keys and values, a fail-fast check for
-// errors during setup, and scratch directories for the benchmarks that use the POSIX platform.
+// errors during setup, scratch directories for the benchmarks that use the POSIX platform, and the
+// loop of the counting benchmarks.
 //
 // Keys are 26 bytes, shaped like crud-bench's "string26" (16 hex digits of a hash of the index,
 // then the index zero-padded to 10 digits), so they are spread uniformly and never repeat.
@@ -10,6 +11,8 @@
 
 #ifndef SKV_TOOLS_MICROBENCH_BENCH_UTIL_H_
 #define SKV_TOOLS_MICROBENCH_BENCH_UTIL_H_
+
+#include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "skv/skv.h"
 #include "skv/status.h"
 
 namespace skv::microbench {
@@ -118,6 +122,20 @@ class BenchDir {
  private:
   std::string path_;
 };
+
+// The body of a counting benchmark: each iteration counts every key of `tree` in a read-only
+// transaction, which must find `rows`. Reports rows per second.
+inline void count_every_row(benchmark::State& state, Tree& tree, uint64_t rows) {
+  for (auto _ : state) {
+    Transaction tx = value_or_die(tree.begin_with_mode(Mode::ReadOnly), "begin");
+    const uint64_t n = value_or_die(tx.count("", ""), "count");
+    if (n != rows) {
+      state.SkipWithError("the count is not the number of rows loaded");
+      return;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * rows));
+}
 
 }  // namespace skv::microbench
 

@@ -90,18 +90,7 @@ void BM_TreeScanSkip(benchmark::State& state) {
 }
 BENCHMARK(BM_TreeScanSkip);
 
-void BM_TreeScanCount(benchmark::State& state) {
-  Tree& tree = *scan_tree().tree;
-  for (auto _ : state) {
-    Transaction tx = value_or_die(tree.begin_with_mode(Mode::ReadOnly), "begin");
-    const uint64_t n = value_or_die(tx.count("", ""), "count");
-    if (n != kRows) {
-      state.SkipWithError("the count is not the number of rows loaded");
-      return;
-    }
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kRows));
-}
+void BM_TreeScanCount(benchmark::State& state) { count_every_row(state, *scan_tree().tree, kRows); }
 BENCHMARK(BM_TreeScanCount);
 
 }  // namespace

@@ -53,7 +53,8 @@ Tree open_tree(const std::string& path, std::optional<CipherSuite> suite, size_t
   return value_or_die(b.build(), "open tree");
 }
 
-// Values half random and half repeated, so zstd halves them, as in skv_bench.
+// Values half random and half repeated, so zstd halves them (skv_bench's values save less than
+// the eighth zstd must, so its blocks are stored raw).
 std::string row_value(std::mt19937_64& rng) {
   std::string v = make_value(rng, kValueBytes / 2);
   v.append(kValueBytes / 2, 'v');
