@@ -2,10 +2,11 @@
 // reads from a window of the file it read in one call, so a sweep makes one read_at per window
 // instead of one per block, into memory it already holds.
 //
-// The window starts at the size of the first block read and doubles on every read that moves
-// forward from the previous one by less than a window (blocks found in the cache are skipped over),
-// up to `max_window`. A read elsewhere starts again from its own size, so a sweep that turns into
-// seeks stops reading ahead. A read as large as the window goes straight to the file.
+// The window starts at the size of the first block read and doubles on every read that starts
+// where the previous one ended, up to `max_window`. Any other read (a seek, or blocks skipped
+// because the cache held them, perhaps read by another sweep of the same range) starts again from
+// its own size, so sweeps in step do not each fill a window. A read as large as the window goes
+// straight to the file.
 //
 // It narrows ObjectReader's contract: a result that points into the window stays valid only until
 // the next read_at. read_block (block_format.h) copies or decompresses what it read before it
