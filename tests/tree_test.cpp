@@ -485,6 +485,8 @@ TEST_CASE("flush on a single-threaded executor runs queued work only until it is
   CHECK(st.flushes == 2);
   CHECK(st.compaction_steps == 0);
   CHECK(p->queue_executor()->pending() == 1);
+  CHECK(st.background_jobs == 1);  // the queued compaction
+  CHECK(st.immutable_memtables == 0);
 
   // The compaction step queued ahead of the next flush runs (once), then the flush; no more.
   require_ok(tree.set("late", "value"));
@@ -495,16 +497,33 @@ TEST_CASE("flush on a single-threaded executor runs queued work only until it is
   CHECK(st.compactions == 0);
   CHECK(p->queue_executor()->pending() >= 1);
 
+  CHECK(st.background_jobs == 1);  // between two steps, the compaction is still a job
+
   // The embedder's pump finishes the compaction, one step per task.
   size_t tasks = 0;
   while (p->queue_executor()->run_pending(1) > 0) ++tasks;
   st = tree.stats();
+  CHECK(st.background_jobs == 0);
   CHECK(st.compactions >= 1);
   CHECK(st.compaction_steps > 64);
   CHECK(tasks >= st.compaction_steps - 1);
   Transaction tx = begin_or_fail(tree);
   CHECK(get_or_fail(tx, "key7") == "2" + std::string(100, 'v'));
   CHECK(get_or_fail(tx, "late") == "value");
+
+  // Commits that fill the memtable freeze it; its flush waits in the queue as the one job.
+  for (int i = 0; i < 4000 && tree.stats().immutable_memtables == 0; ++i) {
+    require_ok(tree.set("fill" + std::to_string(i), std::string(1000, 'f')));
+  }
+  st = tree.stats();
+  REQUIRE(st.immutable_memtables == 1);
+  CHECK(st.background_jobs == 1);
+  while (p->queue_executor()->run_pending(1) > 0) {
+  }
+  st = tree.stats();
+  CHECK(st.immutable_memtables == 0);
+  CHECK(st.background_jobs == 0);
+  CHECK(st.flushes == 4);
 }
 
 TEST_CASE("a long backward scan visits every key, across overwritten versions", "[tree]") {

@@ -88,6 +88,12 @@ class Engine {
   // if `with_values`). Returns the number read after the skip.
   virtual uint64_t scan(int worker, uint64_t skip, uint64_t limit, bool with_values) = 0;
 
+  // Whether the engine's background work (memtable flushes, compactions) is done. Between phases
+  // the harness polls it from one thread while no other method runs, so that each phase's time
+  // is its own and not the tail of the phase before. The default: no background work (LMDB,
+  // SQLite).
+  virtual bool background_idle() { return true; }
+
   // Gives back the space of overwritten and deleted data: a full compaction, and for the
   // variants with separated values the garbage collection of their files. Returns when done.
   // Called from one thread while no other method runs. The default does nothing (LMDB and

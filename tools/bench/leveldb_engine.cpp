@@ -10,7 +10,12 @@
 #include <leveldb/write_batch.h>
 
 #include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine.h"
 
@@ -102,6 +107,26 @@ class LevelDbEngine final : public Engine {
     check(db_->Write(write_, &batch), "write");
   }
 
+  // LevelDB reports no running or pending work, so this is judged from outside: no level is at
+  // the size where LevelDB compacts it (four L0 tables; 10 MiB at L1, ten times more per level
+  // below), and neither the table listing nor the memory estimate has changed for two seconds of
+  // polls (a memtable being written to L0 shows in neither until it is done).
+  bool background_idle() override {
+    std::string tables, memory;
+    if (!db_->GetProperty("leveldb.sstables", &tables) ||
+        !db_->GetProperty("leveldb.approximate-memory-usage", &memory)) {
+      throw BenchError("leveldb: no sstables or approximate-memory-usage property");
+    }
+    const auto now = std::chrono::steady_clock::now();
+    std::string state = tables + "\n" + memory;
+    if (state != last_state_) {
+      last_state_ = std::move(state);
+      stable_since_ = now;
+      return false;
+    }
+    return now - stable_since_ >= std::chrono::seconds(2) && !over_compaction_trigger(tables);
+  }
+
   uint64_t count_all(int w) override { return scan(w, 0, UINT64_MAX, false); }
 
   uint64_t scan(int, uint64_t skip, uint64_t limit, bool with_values) override {
@@ -121,6 +146,36 @@ class LevelDbEngine final : public Engine {
   }
 
  private:
+  // Whether a level of the listing ("--- level N ---" headers, then one " number:size[...]" line
+  // per table) has reached the size at which LevelDB compacts it.
+  static bool over_compaction_trigger(const std::string& listing) {
+    std::vector<uint64_t> files, bytes;
+    std::istringstream in(listing);
+    std::string line;
+    int level = -1;
+    while (std::getline(in, line)) {
+      int l = 0;
+      uint64_t number = 0, size = 0;
+      if (std::sscanf(line.c_str(), "--- level %d ---", &l) == 1) {
+        level = l;
+        if (files.size() <= static_cast<size_t>(level)) {
+          files.resize(level + 1);
+          bytes.resize(level + 1);
+        }
+      } else if (level >= 0 &&
+                 std::sscanf(line.c_str(), " %" SCNu64 ":%" SCNu64, &number, &size) == 2) {
+        ++files[level];
+        bytes[level] += size;
+      }
+    }
+    if (!files.empty() && files[0] >= 4) return true;
+    double limit = 10.0 * 1048576.0;
+    for (size_t l = 1; l + 1 < bytes.size(); ++l, limit *= 10) {  // the last level has no limit
+      if (static_cast<double>(bytes[l]) > limit) return true;
+    }
+    return false;
+  }
+
   void reset() {
     db_.reset();  // before the cache and filter it uses
     cache_.reset();
@@ -132,6 +187,8 @@ class LevelDbEngine final : public Engine {
   std::unique_ptr<leveldb::DB> db_;
   leveldb::WriteOptions write_;
   std::atomic<size_t> sink_{0};
+  std::string last_state_;  // background_idle()'s last look, and since when it has not changed
+  std::chrono::steady_clock::time_point stable_since_;
 };
 
 }  // namespace

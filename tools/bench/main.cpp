@@ -61,6 +61,8 @@ constexpr char kUsage[] =
     "  --count-repeats S   runs of the full count, or of the large workload's full scan\n"
     "                      (default 10)\n"
     "  --settle-seconds T  pause before the resting memory is read (default 2)\n"
+    "  --settle-phases on|off  after each phase, wait until the engine's flushes and\n"
+    "                      compactions are done before the next (default on; at most 300 s)\n"
     "  --dir DIR           parent of the engines' directories (default /tmp/skv-bench)\n"
     "  --markdown FILE     also write the report to FILE\n"
     "  --json FILE         write every figure as JSON to FILE\n"
@@ -139,6 +141,10 @@ RunConfig parse_flags(int argc, char** argv, std::string& markdown_file, std::st
       c.count_repeats = parse_number(arg, value());
     } else if (arg == "--settle-seconds") {
       c.settle_seconds = static_cast<double>(parse_number(arg, value()));
+    } else if (arg == "--settle-phases") {
+      const std::string v = value();
+      if (v != "on" && v != "off") usage_error("--settle-phases wants on or off");
+      c.settle_phases = v == "on";
     } else if (arg == "--dir") {
       c.dir = value();
     } else if (arg == "--markdown") {
@@ -260,6 +266,17 @@ class PerfControl {
   int ack_ = -1;
 };
 
+// Polls the engine until its background work is done (every 10 ms, at most 300 s: a peer that
+// never settles costs a slower run, not a hung one). Returns the seconds waited.
+double wait_for_background(Engine& engine) {
+  const uint64_t start = now_ns();
+  constexpr uint64_t kLimitNs = uint64_t{300} * 1000000000;
+  while (!engine.background_idle() && now_ns() - start < kLimitNs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return static_cast<double>(now_ns() - start) / 1e9;
+}
+
 // Receives each result as soon as it is known, so a crash mid-run still reports what finished.
 struct Sink {
   std::function<void(const std::string&, const std::string&)> engine;  // name, durability
@@ -312,6 +329,7 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
       r.commits = after->commits - totals_before->commits;
       r.wal_syncs = after->wal_syncs - totals_before->wal_syncs;
     }
+    if (config.settle_phases) r.settle_seconds = wait_for_background(*engine);
     const uint64_t written_after = proc_io_bytes("write_bytes");
     r.disk_written = written_after - written_before;
     r.disk_written_total = written_after - written_open;
@@ -323,8 +341,8 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     const DirSize size = dir_size(dir);
     r.disk_after = size.allocated;
     r.files_after = size.files;
-    std::fprintf(stderr, " %.2f s, %.0f ops/s\n", r.seconds,
-                 r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0);
+    std::fprintf(stderr, " %.2f s, %.0f ops/s, settled in %.2f s\n", r.seconds,
+                 r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, r.settle_seconds);
     sink.phase(r);
   };
   Engine& e = *engine;
@@ -404,6 +422,7 @@ void parse_line(const std::string& line, EngineRun& run) {
       p.commits = num(16);
       p.wal_syncs = num(17);
     }
+    if (f.size() >= 19) p.settle_seconds = std::strtod(f[18].c_str(), nullptr);
     run.phases.push_back(p);
   } else if (f[0] == "memory" && f.size() >= 5) {
     run.rss_open = num(1);
@@ -434,7 +453,8 @@ Sink line_sink(const std::function<void(const std::string&)>& out) {
           p.disk_written, p.user_bytes_total, p.disk_written_total, p.commits, p.wal_syncs}) {
       line += "\t" + std::to_string(v);
     }
-    out(line);
+    std::snprintf(buf, sizeof buf, "\t%.3f", p.settle_seconds);
+    out(line + buf);
   };
   s.counters = [out](const std::string& text) {
     if (!text.empty()) out("counters\t" + clean(text));

@@ -219,6 +219,9 @@ void render_header(std::ostringstream& o, const RunConfig& config, const Machine
       << thousands(batch_rows) << " rows per batch phase, " << config.scan_repeats
       << " runs of each 100-row scan, " << config.count_repeats << " of the full count";
   }
+  o << (config.settle_phases
+            ? "; each phase starts once the engine's flushes and compactions are done"
+            : "; phases follow each other with no wait");
   if (config.rounds > 1) {
     o << "; " << config.rounds
       << " rounds, engines interleaved, each figure from the round with the median ops/s";
@@ -482,6 +485,7 @@ std::string render_json(const RunConfig& config, const Machine& machine,
     << ", \"scan_repeats\": " << config.scan_repeats
     << ", \"count_repeats\": " << config.count_repeats << ", \"value_size\": " << config.value_size
     << ", \"value_threshold\": " << config.value_threshold
+    << ", \"settle_phases\": " << (config.settle_phases ? "true" : "false")
     << ", \"separate_processes\": " << (config.fork ? "true" : "false") << "},\n";
   o << "  \"machine\": {\"cpus\": " << machine.cpus
     << ", \"cpu_model\": " << json_string(machine.cpu_model)
@@ -511,7 +515,8 @@ std::string render_json(const RunConfig& config, const Machine& machine,
         << ", \"user_bytes\": " << p.user_bytes << ", \"disk_written\": " << p.disk_written
         << ", \"user_bytes_total\": " << p.user_bytes_total
         << ", \"disk_written_total\": " << p.disk_written_total << ", \"commits\": " << p.commits
-        << ", \"wal_syncs\": " << p.wal_syncs;
+        << ", \"wal_syncs\": " << p.wal_syncs
+        << ", \"settle_seconds\": " << json_number(p.settle_seconds);
       auto rates = r.round_rates.find(p.id);
       if (rates != r.round_rates.end()) {
         o << ", \"ops_per_second_rounds\": [";

@@ -28,6 +28,7 @@ struct RunConfig {
   size_t value_size = 8192;       // bytes of every value (large)
   size_t value_threshold = 1024;  // smallest value for the value log and blob files
   double settle_seconds = 2;      // pause before the resting memory is read
+  bool settle_phases = true;      // wait for background work after each phase
   std::string dir = "/tmp/skv-bench";
   std::vector<std::string> engines = {"skv", "rocksdb", "lmdb", "leveldb", "sqlite"};
   bool fork = true;           // one child process per engine

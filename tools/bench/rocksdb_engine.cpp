@@ -58,6 +58,18 @@ class RocksDbEngine final : public Engine {
     batch_txn_.set_snapshot = true;
   }
 
+  bool background_idle() override {
+    for (const char* property : {"rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes",
+                                 "rocksdb.compaction-pending", "rocksdb.num-running-compactions"}) {
+      uint64_t value = 0;
+      if (!db_->GetIntProperty(property, &value)) {
+        throw BenchError(std::string("rocksdb: no property ") + property);
+      }
+      if (value > 0) return false;
+    }
+    return true;
+  }
+
   void close() override {
     if (db_ == nullptr) return;
     check(db_->GetBaseDB()->FlushWAL(true), "flush wal");

@@ -60,6 +60,11 @@ class SkvEngine final : public Engine {
     if (value_log_) check(tree_->collect_vlog_garbage(), "collect_vlog_garbage");
   }
 
+  bool background_idle() override {
+    const TreeStats s = tree_->stats();
+    return s.background_jobs == 0 && s.immutable_memtables == 0;
+  }
+
   std::optional<CommitTotals> commit_totals() const override {
     const TreeStats s = tree_->stats();
     return CommitTotals{s.commits, s.wal_syncs};

@@ -75,6 +75,9 @@ struct PhaseResult {
   // engines that count them (Engine::commit_totals); both 0 otherwise.
   uint64_t commits = 0;
   uint64_t wal_syncs = 0;
+  // Seconds the harness then waited for the engine's background work (--settle-phases): not
+  // part of `seconds`; the phase's disk figures are taken after it.
+  double settle_seconds = 0;
 };
 
 // One op of a phase: runs operation `index` on client `worker` and returns its latency in

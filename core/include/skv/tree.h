@@ -52,7 +52,10 @@ struct TreeStats {
   // tables of the current version: with no overwrites, deletes or versions, the number of keys.
   uint64_t memtable_entries = 0;
   uint64_t table_entries = 0;
-  int immutable_memtables = 0;   // frozen, waiting to be flushed
+  int immutable_memtables = 0;  // frozen, waiting to be flushed
+  // Flush and compaction tasks queued or running. With no frozen memtable either, the tree has
+  // no background work left (tools wait for this before measuring the next phase).
+  int background_jobs = 0;
   int files_per_level[16] = {};  // SSTables per level (L0 first)
   uint64_t bytes_per_level[16] = {};
   int level_count = 0;

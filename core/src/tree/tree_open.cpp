@@ -507,6 +507,7 @@ TreeStats TreeImpl::stats() {
   if (!versions_) return st;
   st.memtable_bytes = mem_ ? mem_->approximate_memory_usage() : 0;
   st.immutable_memtables = static_cast<int>(imms_.size());
+  st.background_jobs = (flush_scheduled_ ? 1 : 0) + (compaction_scheduled_ ? 1 : 0);
   st.memtable_entries = mem_ ? mem_->num_entries() : 0;
   for (const ImmEntry& imm : imms_) st.memtable_entries += imm.mem->num_entries();
   auto v = versions_->current();
