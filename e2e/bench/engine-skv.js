@@ -74,6 +74,20 @@ export async function openSkv(config, name, extra) {
     // because navigator.storage.estimate() overstates OPFS files written through sync access
     // handles by a factor of 2-3 here (it does not see truncations promptly).
     bytes: () => db.stats().pool.fileBytes,
+    // Waits (yielding, so the worker's pump runs the work) until no flush or compaction is
+    // queued and no memtable is frozen; returns the milliseconds waited. Fails after 300 s.
+    settle: async () => {
+      const t0 = performance.now();
+      for (;;) {
+        const s = db.stats();
+        if (s.backgroundJobs === 0 && s.immutableMemtables === 0) return performance.now() - t0;
+        if (performance.now() - t0 > 300000) {
+          throw new Error(`background work not done after 300 s: ${s.backgroundJobs} jobs, ` +
+            `${s.immutableMemtables} frozen memtables`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
     stats: () => {
       const s = db.stats();
       return {

@@ -45,7 +45,9 @@ export function renderRun(run, config, env) {
   o.push(`Browser benchmark: N = ${thousands(config.n)}, ${config.clients} clients, sync ` +
     `${run.sync ? 'on' : 'off'}, skv block cache and sqlite page cache ${config.cacheMiB} MiB, ` +
     `${thousands(config.batchRows || config.n)} rows per batch phase, ${config.scanRepeats} runs ` +
-    `of each 100-row scan, ${config.countRepeats} of the full count.`);
+    `of each 100-row scan, ${config.countRepeats} of the full count` +
+    `${config.settlePhases === false ? '; phases back to back' : "; each phase starts once skv's " +
+      'flushes and compactions are done'}.`);
   if (env) {
     o.push(`Browser: ${env.browser}, ${env.crossOriginIsolated ? 'cross-origin isolated' : 'not isolated'} ` +
       `(performance.now() step ${Number(env.timerStepMs.toPrecision(3))} ms). Machine: ${env.machine}.`);

@@ -30,6 +30,8 @@ const USAGE = `usage: npm run bench:web -- [options]
   --scan-repeats S     runs of each 100-row scan (default 200)
   --count-repeats S    runs of the full count (default 4)
   --sqlite-journal J   wal (default; with locking_mode=EXCLUSIVE) or delete
+  --settle-phases on|off  after each phase, wait until skv's flushes and compactions are
+                       done before the next (default on; sqlite-wasm and IndexedDB have none)
   --no-coi             serve without cross-origin isolation (timers step 100 µs, not 5 µs)
   --smoke              a tiny run for CI: N = 500, 4 clients, 5 scans, sync on
   --markdown FILE      also write the report to FILE
@@ -46,6 +48,7 @@ function parseFlags(argv) {
   const c = {
     n: 50000, clients: 16, engines: ['skv', 'idb', 'sqlite'], sync: ['off'], cacheMiB: 16,
     batchRows: 0, scanRepeats: 200, countRepeats: 4, sqliteJournal: 'wal', coi: true,
+    settlePhases: true,
     markdown: null, json: null, quiet: false,
   };
   const num = (flag, v) => {
@@ -77,6 +80,12 @@ function parseFlags(argv) {
       case '--sqlite-journal': {
         c.sqliteJournal = value();
         if (!['wal', 'delete'].includes(c.sqliteJournal)) usageError('--sqlite-journal wants wal or delete');
+        break;
+      }
+      case '--settle-phases': {
+        const v = value();
+        if (v !== 'on' && v !== 'off') usageError('--settle-phases wants on or off');
+        c.settlePhases = v === 'on';
         break;
       }
       case '--no-coi': c.coi = false; break;
@@ -130,7 +139,8 @@ async function runEngine(server, key, config, sync) {
       } else {
         process.stderr.write(`[${key} sync ${sync}] ${p.id}: ${p.ops} ops in ` +
           `${p.seconds.toFixed(2)} s, ${rate(p.ops_per_second)} ops/s` +
-          `${p.misses ? `, ${p.misses} short` : ''}\n`);
+          `${p.misses ? `, ${p.misses} short` : ''}` +
+          `${p.settle_ms !== undefined ? `, settled in ${p.settle_ms.toFixed(0)} ms` : ''}\n`);
       }
     });
     await page.goto(`${server.origin}/e2e/bench/index.html`);
@@ -139,6 +149,7 @@ async function runEngine(server, key, config, sync) {
       engine: key, n: config.n, clients: config.clients, sync: sync === 'on',
       cacheMiB: config.cacheMiB, batchRows: config.batchRows, scanRepeats: config.scanRepeats,
       countRepeats: config.countRepeats, sqliteJournal: config.sqliteJournal,
+      settlePhases: config.settlePhases,
     };
     const r = await page.evaluate((a) => window.runEngine(a), args);
     if (r.error) return { key, name: key, error: r.error.message, phases: [], stack: r.error.stack };
@@ -204,6 +215,7 @@ async function main() {
         n: config.n, clients: config.clients, cache_mib: config.cacheMiB,
         batch_rows: config.batchRows || config.n, scan_repeats: config.scanRepeats,
         count_repeats: config.countRepeats, sqlite_journal: config.sqliteJournal,
+        settle_phases: config.settlePhases,
         cross_origin_isolated: config.coi,
       },
       environment: env,

@@ -97,14 +97,21 @@ serve(async ({ name, total, perCommit }) => {
   }
   const rewriteMs = Math.round(performance.now() - t0) - writeMs;
 
-  // Background work runs between calls; give the last of it a moment to show in the counters.
+  // Background work runs between calls: wait until none is left (no flush or compaction queued,
+  // no frozen memtable). Then every compaction the writes called for has run, and no level is at
+  // its compaction trigger (four L0 tables).
   let stats = db.stats();
-  for (let waited = 0; stats.compactions === 0 && waited < 5000; waited += 50) {
-    await new Promise((r) => setTimeout(r, 50));
+  let idleMs = 0;
+  while ((stats.backgroundJobs > 0 || stats.immutableMemtables > 0) && idleMs < 30000) {
+    await new Promise((r) => setTimeout(r, 10));
+    idleMs += 10;
     stats = db.stats();
   }
+  check(stats.backgroundJobs === 0 && stats.immutableMemtables === 0,
+    `still busy after ${idleMs} ms: ${stats.backgroundJobs} jobs, ${stats.immutableMemtables} frozen`);
   check(stats.flushes > 0, `flushes: ${stats.flushes}`);
   check(stats.compactions > 0, `compactions: ${stats.compactions}`);
+  check(stats.filesPerLevel[0] < 4, `idle with ${stats.filesPerLevel[0]} L0 tables`);
   const verifyMs = verify(db, total, 'before reopening');
   await db.close();
 
@@ -115,7 +122,7 @@ serve(async ({ name, total, perCommit }) => {
   const after = again.stats();
   await again.close();
   return {
-    writeMs, rewriteMs, verifyMs, reopenMs, verify2Ms,
+    writeMs, rewriteMs, idleMs, verifyMs, reopenMs, verify2Ms,
     stats: {
       flushes: stats.flushes, compactions: stats.compactions, stalls: stats.stalls,
       commits: stats.commits, walSyncs: stats.walSyncs, filesPerLevel: stats.filesPerLevel,

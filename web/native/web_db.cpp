@@ -758,6 +758,7 @@ val WebDb::stats() {
     out.set("lastSequence", static_cast<double>(t.last_sequence));
     out.set("memtableBytes", static_cast<double>(t.memtable_bytes));
     out.set("immutableMemtables", t.immutable_memtables);
+    out.set("backgroundJobs", t.background_jobs);
     val files = val::array();
     val bytes = val::array();
     for (int i = 0; i < t.level_count; ++i) {

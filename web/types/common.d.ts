@@ -291,6 +291,11 @@ export interface Stats {
   lastSequence: number;
   memtableBytes: number;
   immutableMemtables: number;
+  /**
+   * Flush and compaction tasks queued or running (they run between calls). With
+   * `immutableMemtables` at 0 too, the database has no background work left.
+   */
+  backgroundJobs: number;
   filesPerLevel: number[];
   bytesPerLevel: number[];
   flushes: number;
