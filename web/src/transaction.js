@@ -330,6 +330,9 @@ export class Transaction {
   #end(how) {
     this.#finished = true;
     this.#engine.dropped.unregister(this);
+    // Most transactions end with no iterator open; an Error (and its stack) is made only for
+    // the iterators it ends.
+    if (this.#iters.size === 0) return;
     const error = new SkvError('closed', `the iterator's transaction was ${how}`);
     for (const it of [...this.#iters]) abortRange(it, error);
     this.#iters.clear();
