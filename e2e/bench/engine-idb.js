@@ -20,6 +20,11 @@ function deleteDb() {
   });
 }
 
+// The workload's values are views into shared slabs (workload.js). IndexedDB stores a view by
+// cloning its whole buffer, so each value is copied into a buffer of its own first, as an
+// application's own value would be.
+const own = (v) => v.slice();
+
 export async function openEngine(config) {
   await deleteDb();
   const db = await new Promise((resolve, reject) => {
@@ -72,15 +77,15 @@ export async function openEngine(config) {
     durability: config.sync
       ? "transaction durability 'strict' (complete fires after the data is flushed to disk)"
       : "transaction durability 'relaxed' (complete fires before the OS flush)",
-    create: (k, v) => write((s) => s.add(v, k)),
-    update: (k, v) => write((s) => s.put(v, k)),
+    create: (k, v) => write((s) => s.add(own(v), k)),
+    update: (k, v) => write((s) => s.put(own(v), k)),
     remove: (k) => write((s) => s.delete(k)),
     read: (k) => request(store().get(k)).then((v) => v !== undefined),
     createBatch: (rows) => write((s) => {
-      for (const [k, v] of rows) s.add(v, k);
+      for (const [k, v] of rows) s.add(own(v), k);
     }),
     updateBatch: (rows) => write((s) => {
-      for (const [k, v] of rows) s.put(v, k);
+      for (const [k, v] of rows) s.put(own(v), k);
     }),
     removeBatch: (keys) => write((s) => {
       for (const k of keys) s.delete(k);

@@ -53,23 +53,85 @@ export const MIN_VALUE_SIZE = 674;
 export const MAX_VALUE_SIZE = 1011;
 const ALPHABET = new TextEncoder().encode(
   'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .');
-const encoder = new TextEncoder();
+
+// Values are views into shared 1 MiB slabs: a Uint8Array of its own costs about 4 µs to
+// allocate here (its memory lives outside the JS heap), more than some engines take to store
+// it, and it would count in every write phase's time. Each value still has bytes of its own.
+const SLAB_BYTES = 1 << 20;
+let slab = new Uint8Array(0);
+let slabUsed = 0;
+function freshBytes(size) {
+  if (slabUsed + size > slab.length) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + size);
+  slabUsed += size;
+  return out;
+}
+
+// Writes ASCII `s` at `at`; returns the end.
+function putAscii(out, at, s) {
+  for (let i = 0; i < s.length; i++) out[at++] = s.charCodeAt(i);
+  return at;
+}
+
+// Writes `v` (a non-negative integer) in decimal at `at`; returns the end.
+function putDecimal(out, at, v) {
+  if (v >= 10) at = putDecimal(out, at, Math.floor(v / 10));
+  out[at] = 48 + (v % 10);
+  return at + 1;
+}
+
+// Random alphanumerics from `rng` into out[at, stop), five characters (6 bits each) per draw.
+// The generator's steps are Rng.next()'s, on local copies of its state: a uint32 result above
+// 2^30 would otherwise be a heap number, one allocation per draw.
+function putText(rng, out, at, stop) {
+  let { a, b, c, d } = rng;
+  const whole = at + Math.floor((stop - at) / 5) * 5;
+  while (at < stop) {
+    let bits = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + bits) | 0;
+    if (at < whole) {
+      out[at] = ALPHABET[bits & 63];
+      out[at + 1] = ALPHABET[(bits >>> 6) & 63];
+      out[at + 2] = ALPHABET[(bits >>> 12) & 63];
+      out[at + 3] = ALPHABET[(bits >>> 18) & 63];
+      out[at + 4] = ALPHABET[(bits >>> 24) & 63];
+      at += 5;
+    } else {
+      for (; at < stop; bits >>>= 6) out[at++] = ALPHABET[bits & 63];
+    }
+  }
+  rng.a = a;
+  rng.b = b;
+  rng.c = c;
+  rng.d = d;
+}
 
 // A fresh random record of 674..1011 bytes (about 840 on average), shaped like the native
 // harness's: a JSON-like document whose text field is random alphanumerics.
 export function makeValue(rng, index) {
   const size = rng.between(MIN_VALUE_SIZE, MAX_VALUE_SIZE);
-  const out = new Uint8Array(size);
+  const out = freshBytes(size);
   const a = rng.next();
   const b = rng.next();
-  const head = encoder.encode(`{"id":${index},"active":${a & 1 ? 'true' : 'false'},` +
-    `"score":${b >>> 8},"tags":[${(a >>> 8) & 0xff},${(a >>> 16) & 0xff},${a >>> 24}],"text":"`);
-  out.set(head);
-  let at = head.length;
-  while (at < size - 2) {
-    let bits = rng.next();
-    for (let i = 0; i < 5 && at < size - 2; i++, bits >>>= 6) out[at++] = ALPHABET[bits & 63];
-  }
+  let at = putAscii(out, 0, '{"id":');
+  at = putDecimal(out, at, index);
+  at = putAscii(out, at, `,"active":${a & 1 ? 'true' : 'false'},"score":`);
+  at = putDecimal(out, at, b >>> 8);
+  at = putAscii(out, at, ',"tags":[');
+  at = putDecimal(out, at, (a >>> 8) & 0xff);
+  at = putAscii(out, at, ',');
+  at = putDecimal(out, at, (a >>> 16) & 0xff);
+  at = putAscii(out, at, ',');
+  at = putDecimal(out, at, a >>> 24);
+  at = putAscii(out, at, '],"text":"');
+  putText(rng, out, at, size - 2);
   out[size - 2] = 0x22;  // "
   out[size - 1] = 0x7d;  // }
   return out;

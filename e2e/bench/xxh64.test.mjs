@@ -31,10 +31,18 @@ test('values: 674..1011 bytes, fresh each time', () => {
   const seen = new Set();
   let total = 0;
   for (let i = 0; i < 2000; i++) {
-    const v = makeValue(rng, i);
+    const v = makeValue(rng, i * 7919);
     assert.ok(v.length >= MIN_VALUE_SIZE && v.length <= MAX_VALUE_SIZE, `size ${v.length}`);
     total += v.length;
-    seen.add(new TextDecoder().decode(v));
+    const text = new TextDecoder().decode(v);
+    seen.add(text);
+    // A JSON document: its id is the index, its text field random alphanumerics.
+    const doc = JSON.parse(text);
+    assert.equal(doc.id, i * 7919);
+    assert.equal(typeof doc.active, 'boolean');
+    assert.ok(Number.isInteger(doc.score) && doc.score >= 0 && doc.score < 2 ** 24);
+    assert.equal(doc.tags.length, 3);
+    assert.match(doc.text, /^[a-zA-Z0-9 .]+$/);
   }
   assert.equal(seen.size, 2000);
   const mean = total / 2000;
