@@ -659,8 +659,11 @@ Status WebDb::start(Cursor* c) {
 }
 
 Status WebDb::step(Cursor* c) {
-  c->reverse ? c->it.prev() : c->it.next();
-  return c->it.status();
+  // An iterator that meets an error stops (is no longer valid), so only then is there a status
+  // to read: reading it walks every input of the merge, a fifth of a skip's time if done per
+  // step.
+  const bool valid = c->reverse ? c->it.prev() : c->it.next();
+  return valid ? Status() : c->it.status();
 }
 
 val WebDb::iter_next(int id, int max_entries, int max_bytes) {

@@ -38,16 +38,18 @@ class TwoLevelIterator final : public InternalIterator {
     skip_empty_forward();
   }
 
+  // A data block iterator that is still valid has met no error (a block iterator stops at its
+  // first one), so the error checks run only when it leaves its block.
   void next() override {
     assert(valid());
     data_->next();
-    skip_empty_forward();
+    if (!data_->valid()) skip_empty_forward();
   }
 
   void prev() override {
     assert(valid());
     data_->prev();
-    skip_empty_backward();
+    if (!data_->valid()) skip_empty_backward();
   }
 
   std::string_view key() const override { return data_->key(); }
