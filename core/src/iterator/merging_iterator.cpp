@@ -138,7 +138,6 @@ class MergingIterator final : public InternalIterator {
     direction_ = d;
     status_ = Status();
     heap_.clear();
-    runner_up_ = 0;
     current_ = -1;
     if (!check_errors()) return;
     for (size_t i = 0; i < children_.size(); ++i) {
@@ -157,13 +156,6 @@ class MergingIterator final : public InternalIterator {
     InternalIterator& moved = *children_[top];
     if (moved.valid()) {
       keys_[top] = moved.key();
-      // Most steps leave the same child on top (one input holds a run of the next keys): one
-      // comparison with the runner-up, the earlier of the top's two heap children, says so.
-      // Positions 1 and 2 do not change while the top stays, so the runner-up is found once.
-      const size_t n = heap_.size();
-      if (n == 1) return;
-      if (runner_up_ == 0) runner_up_ = n > 2 && before(heap_[2], heap_[1]) ? 2 : 1;
-      if (before(heap_.front(), heap_[runner_up_])) return;
     } else {
       Status s = moved.status();
       if (!s.ok()) {
@@ -179,14 +171,12 @@ class MergingIterator final : public InternalIterator {
       }
     }
     sift_down(0);
-    runner_up_ = 0;
     current_ = heap_.front();
   }
 
   std::vector<std::unique_ptr<InternalIterator>> children_;
   std::vector<std::string_view> keys_;  // keys_[i]: child i's key, while it is valid and in heap_
   std::vector<int> heap_;
-  size_t runner_up_ = 0;  // heap_ position (1 or 2) of the top's earlier child; 0: not known
   int current_ = -1;
   Direction direction_ = Direction::Forward;
   Status status_;
