@@ -5,6 +5,9 @@
 # package's JavaScript (web/src). `npm pack` then makes the tarball.
 #
 #   tools/build-web.sh            build (BUILD_DIR overrides ./build-wasm, JOBS the parallelism)
+#   SKV_WEB_PROFILING=1 tools/build-web.sh   the same, keeping wasm function names for profiles
+#                                 (npm run bench:web -- --profile PHASE); build again without it
+#                                 before packing
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -16,7 +19,13 @@ if command -v ccache >/dev/null; then
   export CCACHE_DIR=${CCACHE_DIR:-$ROOT/$BUILD_DIR/.ccache}
   LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
-emcmake cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCH[@]}" >/dev/null
+case "${SKV_WEB_PROFILING:-0}" in
+  0|'') PROFILING=OFF ;;
+  1) PROFILING=ON ;;
+  *) echo "build-web: SKV_WEB_PROFILING must be 0 or 1" >&2; exit 2 ;;
+esac
+emcmake cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DSKV_WEB_PROFILING="$PROFILING" "${LAUNCH[@]}" >/dev/null
 cmake --build "$BUILD_DIR" --target skv_web -j"${JOBS:-2}"
 # The build is now up to date with every source, even when the linked files came out the same
 # and were not copied again: this stamp tells tools/pack-check.mjs so.

@@ -82,7 +82,7 @@ if [[ $MODE != --native ]]; then
   npm run --silent build
   node e2e/run.mjs
   stage "browser benchmark, smoke size (the full run: npm run bench:web)"
-  node --test e2e/bench/xxh64.test.mjs
+  node --test e2e/bench/xxh64.test.mjs e2e/bench/workload.test.mjs
   npm run --silent bench:web -- --smoke
 fi
 stage "all tests passed"

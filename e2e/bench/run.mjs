@@ -16,6 +16,8 @@ import { launch, newProfile, removeProfile, CHROMIUM } from '../browser.mjs';
 import { ROOT } from '../server.mjs';
 import { startServer } from './server.mjs';
 import { renderRun, ratios, rate } from './report.mjs';
+import { startTrace, summarize } from './profile.mjs';
+import { PHASE_IDS } from './workload.js';
 
 const USAGE = `usage: npm run bench:web -- [options]
 
@@ -37,6 +39,12 @@ const USAGE = `usage: npm run bench:web -- [options]
   --markdown FILE      also write the report to FILE
   --json FILE          write every figure as JSON to FILE
   --quiet              no per-phase progress on stderr
+  --profile PHASE      sample the worker's CPU during PHASE (an id of the JSON, such as
+                       update or scan_skip_keys) for each engine and sync setting; prints the
+                       top functions and writes the Chrome trace to
+                       DIR/<engine>-sync-<on|off>-<PHASE>.trace.json. Wasm functions are
+                       named in a build made with SKV_WEB_PROFILING=1 tools/build-web.sh
+  --profile-dir DIR    where --profile writes its traces (default: the current folder)
 `;
 
 function usageError(message) {
@@ -48,7 +56,7 @@ function parseFlags(argv) {
   const c = {
     n: 50000, clients: 16, engines: ['skv', 'idb', 'sqlite'], sync: ['off'], cacheMiB: 16,
     batchRows: 0, scanRepeats: 200, countRepeats: 4, sqliteJournal: 'wal', coi: true,
-    settlePhases: true,
+    settlePhases: true, profile: null, profileDir: '.',
     markdown: null, json: null, quiet: false,
   };
   const num = (flag, v) => {
@@ -86,6 +94,19 @@ function parseFlags(argv) {
         const v = value();
         if (v !== 'on' && v !== 'off') usageError('--settle-phases wants on or off');
         c.settlePhases = v === 'on';
+        break;
+      }
+      case '--profile': {
+        c.profile = value();
+        if (!PHASE_IDS.includes(c.profile)) usageError(`--profile wants a phase: ${PHASE_IDS.join(', ')}`);
+        break;
+      }
+      case '--profile-dir': {
+        c.profileDir = value();
+        if (!c.profileDir) usageError('--profile-dir wants a folder');
+        if (!fs.existsSync(c.profileDir) || !fs.statSync(c.profileDir).isDirectory()) {
+          usageError(`--profile-dir: ${c.profileDir} is not a folder`);
+        }
         break;
       }
       case '--no-coi': c.coi = false; break;
@@ -143,13 +164,30 @@ async function runEngine(server, key, config, sync) {
           `${p.settle_ms !== undefined ? `, settled in ${p.settle_ms.toFixed(0)} ms` : ''}\n`);
       }
     });
+    if (config.profile) {
+      const cdp = await context.newCDPSession(page);
+      let trace = null;
+      await page.exposeFunction('benchProfile', async (what) => {
+        if (what === 'start') {
+          trace = await startTrace(cdp);
+          return;
+        }
+        if (what !== 'stop' || !trace) return;
+        const events = await trace.stop();
+        trace = null;
+        const file = path.join(config.profileDir, `${key}-sync-${sync}-${config.profile}.trace.json`);
+        fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
+        process.stderr.write(`[${key} sync ${sync}] profile of ${config.profile}, trace in ${file}:\n` +
+          summarize(events).map((l) => `  ${l}\n`).join(''));
+      });
+    }
     await page.goto(`${server.origin}/e2e/bench/index.html`);
     await page.waitForFunction(() => window.ready === true);
     const args = {
       engine: key, n: config.n, clients: config.clients, sync: sync === 'on',
       cacheMiB: config.cacheMiB, batchRows: config.batchRows, scanRepeats: config.scanRepeats,
       countRepeats: config.countRepeats, sqliteJournal: config.sqliteJournal,
-      settlePhases: config.settlePhases,
+      settlePhases: config.settlePhases, profilePhase: config.profile,
     };
     const r = await page.evaluate((a) => window.runEngine(a), args);
     if (r.error) return { key, name: key, error: r.error.message, phases: [], stack: r.error.stack };

@@ -23,7 +23,32 @@ async function storageBytes() {
   }
 }
 
+// With config.profilePhase, the page starts and stops a trace around that phase
+// (e2e/bench/profile.mjs): the worker asks with { profile: 'start' | 'stop' } and waits for the
+// page's { profileAck }.
+let ack = null;
+function askPage(profile) {
+  return new Promise((resolve) => {
+    ack = resolve;
+    self.postMessage({ profile });
+  });
+}
+
+function profileHooks(phase) {
+  if (!phase) return {};
+  return {
+    before: (id) => (id === phase ? askPage('start') : undefined),
+    after: (id) => (id === phase ? askPage('stop') : undefined),
+  };
+}
+
 self.onmessage = async (e) => {
+  if (e.data && e.data.profileAck) {
+    const resolve = ack;
+    ack = null;
+    if (resolve) resolve();
+    return;
+  }
   const config = e.data;
   try {
     const t0 = performance.now();
@@ -32,7 +57,7 @@ self.onmessage = async (e) => {
     const openMs = performance.now() - t0;
     self.postMessage({ progress: { opened: engine.name, ms: openMs } });
     const phases = await runAll(engine, config, (p) => self.postMessage({ progress: p }),
-      storageBytes);
+      storageBytes, profileHooks(config.profilePhase));
     const stats = engine.stats();
     await engine.close();
     self.postMessage({

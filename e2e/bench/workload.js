@@ -189,10 +189,19 @@ export function makeKeys(count) {
   return keys;
 }
 
+// The phases runAll() runs, in order.
+export const PHASE_IDS = [
+  'create', 'read', 'update', 'scan_count', 'scan_keys', 'scan_pairs', 'scan_skip_keys',
+  'scan_skip_pairs', 'delete',
+  ...[100, 1000].flatMap((s) => ['create', 'read', 'update', 'delete'].map((o) => `batch_${o}_${s}`)),
+];
+
 // Runs every phase against engine `e`, reporting each result through `report` as soon as it is
 // known. After each phase it records `storage()` (optional: the bytes the browser says the
 // origin stores) and the engine's own count of its file bytes, if it has a bytes() method.
-export async function runAll(e, config, report, storage) {
+// `hooks.before(id)` and `hooks.after(id)` (optional, awaited) run just before a phase's first
+// operation and just after its last, outside its time.
+export async function runAll(e, config, report, storage, hooks = {}) {
   const { n, clients } = config;
   const batchRows = config.batchRows || n;
   // A batch phase of size s covers max(1, batchRows / s) batches, so at least s rows.
@@ -200,7 +209,9 @@ export async function runAll(e, config, report, storage) {
   const phases = [];
   let seed = 1;
   const phase = async (id, ops, op) => {
+    if (hooks.before) await hooks.before(id);
     const r = await runPhase(id, ops, clients, seed++, op);
+    if (hooks.after) await hooks.after(id);
     // Background work the phase left is done before the next phase starts; not in its time.
     if (config.settlePhases && e.settle) r.settle_ms = await e.settle();
     if (storage) r.storage_after = await storage();
