@@ -58,11 +58,41 @@ std::string key_of(int i) {
   return buf;
 }
 
+using Parts = std::vector<std::vector<std::pair<std::string, std::string>>>;
+
+// The merge of `parts`, checked to yield `all` (their keys, sorted) in full both ways.
+std::unique_ptr<InternalIterator> checked_merge(const Parts& parts,
+                                                const std::vector<std::string>& all) {
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  for (const auto& p : parts) children.push_back(std::make_unique<VectorIterator>(p));
+  auto it = new_merging_iterator(std::move(children));
+  size_t i = 0;
+  for (it->seek_first(); it->valid(); it->next()) REQUIRE(it->key() == all[i++]);
+  REQUIRE(i == all.size());
+  for (it->seek_last(); it->valid(); it->prev()) REQUIRE(it->key() == all[--i]);
+  REQUIRE(i == 0);
+  return it;
+}
+
+// Checks that `it` is on all[*pos], then moves it one step (unless at that end).
+void checked_step(InternalIterator* it, const std::vector<std::string>& all, int* pos,
+                  bool forward) {
+  REQUIRE(it->valid());
+  REQUIRE(it->key() == all[static_cast<size_t>(*pos)]);
+  if (forward && *pos + 1 < static_cast<int>(all.size())) {
+    it->next();
+    ++*pos;
+  } else if (!forward && *pos > 0) {
+    it->prev();
+    --*pos;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("merging iterator yields the union in order, both ways", "[iterator]") {
   std::mt19937 rng(11);
-  std::vector<std::vector<std::pair<std::string, std::string>>> parts(4);
+  Parts parts(4);
   std::vector<std::string> all;
   for (int i = 0; i < 400; ++i) {
     std::string k =
@@ -71,37 +101,19 @@ TEST_CASE("merging iterator yields the union in order, both ways", "[iterator]")
     all.push_back(k);
   }
   std::sort(all.begin(), all.end(), InternalKeyLess());
-  std::vector<std::unique_ptr<InternalIterator>> children;
-  for (auto& p : parts) children.push_back(std::make_unique<VectorIterator>(p));
-  auto it = new_merging_iterator(std::move(children));
-  size_t i = 0;
-  for (it->seek_first(); it->valid(); it->next()) REQUIRE(it->key() == all[i++]);
-  REQUIRE(i == all.size());
-  for (it->seek_last(); it->valid(); it->prev()) REQUIRE(it->key() == all[--i]);
-  REQUIRE(i == 0);
+  auto it = checked_merge(parts, all);
   // Random walk with direction switches.
   int pos = 200;
-  it->seek(all[pos]);
-  for (int step = 0; step < 2000; ++step) {
-    REQUIRE(it->valid());
-    REQUIRE(it->key() == all[pos]);
-    bool fwd = rng() % 2;
-    if (fwd && pos + 1 < static_cast<int>(all.size())) {
-      it->next();
-      ++pos;
-    } else if (!fwd && pos > 0) {
-      it->prev();
-      --pos;
-    }
-  }
+  it->seek(all[static_cast<size_t>(pos)]);
+  for (int step = 0; step < 2000; ++step) checked_step(it.get(), all, &pos, rng() % 2 != 0);
 }
 
 TEST_CASE("merging iterator over runs of keys, for 1 to 8 inputs", "[iterator]") {
-  // Inputs that each hold runs of consecutive keys: most steps keep one input on top, the case
-  // the merge answers with a single comparison, and every run boundary hands the top over.
+  // Inputs that each hold runs of consecutive keys: one input stays on top for many steps, and
+  // every run boundary hands the top over.
   std::mt19937 rng(29);
   for (size_t inputs : {1, 2, 3, 5, 8}) {
-    std::vector<std::vector<std::pair<std::string, std::string>>> parts(inputs);
+    Parts parts(inputs);
     std::vector<std::string> all;
     size_t owner = 0;
     for (int i = 0; i < 600; ++i) {
@@ -111,32 +123,14 @@ TEST_CASE("merging iterator over runs of keys, for 1 to 8 inputs", "[iterator]")
       all.push_back(k);
     }
     std::sort(all.begin(), all.end(), InternalKeyLess());
-    std::vector<std::unique_ptr<InternalIterator>> children;
-    for (auto& p : parts) children.push_back(std::make_unique<VectorIterator>(p));
-    auto it = new_merging_iterator(std::move(children));
-    size_t i = 0;
-    for (it->seek_first(); it->valid(); it->next()) REQUIRE(it->key() == all[i++]);
-    REQUIRE(i == all.size());
-    for (it->seek_last(); it->valid(); it->prev()) REQUIRE(it->key() == all[--i]);
-    REQUIRE(i == 0);
+    auto it = checked_merge(parts, all);
     // Runs of steps one way, then the other, from random seeks.
     for (int round = 0; round < 20; ++round) {
       int pos = static_cast<int>(rng() % all.size());
       it->seek(all[static_cast<size_t>(pos)]);
       for (int leg = 0; leg < 6; ++leg) {
-        const bool fwd = leg % 2 == 0;
         const int steps = static_cast<int>(rng() % 40);
-        for (int s = 0; s < steps; ++s) {
-          REQUIRE(it->valid());
-          REQUIRE(it->key() == all[static_cast<size_t>(pos)]);
-          if (fwd && pos + 1 < static_cast<int>(all.size())) {
-            it->next();
-            ++pos;
-          } else if (!fwd && pos > 0) {
-            it->prev();
-            --pos;
-          }
-        }
+        for (int n = 0; n < steps; ++n) checked_step(it.get(), all, &pos, leg % 2 == 0);
       }
     }
   }
