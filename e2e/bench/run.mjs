@@ -148,8 +148,8 @@ function describeEnvironment() {
   };
 }
 
-// Writes `events` as a Chrome trace file in pieces of about 1 MB: a long phase's trace can exceed
-// the longest string JSON.stringify may build.
+// Writes `events` as a Chrome trace file in pieces of about 1 MB: a long phase's trace can
+// exceed the longest string JSON.stringify may build.
 function writeTrace(file, events) {
   const fd = fs.openSync(file, 'w');
   try {
