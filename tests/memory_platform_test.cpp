@@ -46,6 +46,11 @@ TEST_CASE("log files round trip", "[memory]") {
   CHECK(read_all(*f) == "hello world!");
   CHECK(*p.read_file("db", "000001.wal") == "hello world!");
 
+  // No room ahead here: the request is declined and the file is as it was.
+  CHECK(f->reserve(1 << 20).code() == Code::NotSupported);
+  CHECK(f->size() == 12);
+  CHECK(*p.read_file("db", "000001.wal") == "hello world!");
+
   REQUIRE(f->close().ok());
   REQUIRE(f->close().ok());
   CHECK(f->append("x").code() == Code::IO);

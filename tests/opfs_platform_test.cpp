@@ -548,6 +548,97 @@ TEST_CASE("a failed write leaves the file as it was", "[opfs][errors]") {
   CHECK(read_log(*storage, "q.wal") == std::string(10, 'a') + std::string(100, 'c'));
 }
 
+namespace {
+
+// The slot holding file `name` on the fake disk (its newest valid header names it).
+size_t slot_of(const FakeSlotDisk& disk, const std::string& name) {
+  for (size_t slot = 0; slot < disk.slot_count(); ++slot) {
+    const SlotHeaderRead r = read_slot_header(disk.bytes(slot).substr(0, kSlotHeaderArea));
+    if (r.outcome == SlotHeaderRead::Outcome::Valid && r.header.used && r.header.name == name) {
+      return slot;
+    }
+  }
+  FAIL("no slot holds " << name);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("reserve lays zeros ahead, appends write over them, truncate takes them away",
+          "[opfs][io]") {
+  FakeSlotDisk disk(6);
+  auto storage = open_storage(disk);
+  auto log = create_log(*storage, "000001.wal");
+  require_ok(log->append("first"));
+  require_ok(log->sync());
+  const size_t slot = slot_of(disk, "000001.wal");
+  CHECK(disk.bytes(slot).size() == kSlotHeaderArea + 5);
+
+  // One write of zeros extends the file; the contents seen through the file do not change.
+  const uint64_t writes = disk.calls(Op::Write);
+  require_ok(log->reserve(1000));
+  CHECK(disk.calls(Op::Write) == writes + 1);
+  CHECK(disk.bytes(slot).size() == kSlotHeaderArea + 1000);
+  CHECK(disk.bytes(slot).find_first_not_of('\0', kSlotHeaderArea + 5) == std::string::npos);
+  CHECK(log->size() == 5);
+  CHECK(read_log(*storage, "000001.wal") == "first");
+  require_ok(log->reserve(600));  // already there: no call
+  CHECK(disk.calls(Op::Write) == writes + 1);
+
+  // Appends replace zeros and leave the file's length alone.
+  require_ok(log->append("second"));
+  require_ok(log->sync());
+  CHECK(disk.bytes(slot).size() == kSlotHeaderArea + 1000);
+  CHECK(disk.bytes(slot).substr(kSlotHeaderArea, 12) == std::string("firstsecond") + '\0');
+  CHECK(read_log(*storage, "000001.wal") == "firstsecond");
+
+  // A crash keeps the zeros once flushed: a reopened log holds them after its last byte.
+  disk.crash(FakeSlotDisk::CrashOptions());
+  storage.reset();
+  storage = open_storage(disk);
+  const std::string reopened = read_log(*storage, "000001.wal");
+  CHECK(reopened.size() == 1000);
+  CHECK(reopened.substr(0, 11) == "firstsecond");
+  CHECK(reopened.find_first_not_of('\0', 11) == std::string::npos);
+
+  // truncate(size()) on a reserved file removes the zeros, buffered bytes kept.
+  auto again = create_log(*storage, "000002.wal");
+  require_ok(again->append("abc"));
+  require_ok(again->sync());
+  require_ok(again->reserve(4096));
+  require_ok(again->append("de"));  // buffered
+  const size_t slot2 = slot_of(disk, "000002.wal");
+  CHECK(disk.bytes(slot2).size() == kSlotHeaderArea + 4096);
+  require_ok(again->truncate(again->size()));
+  CHECK(disk.bytes(slot2).size() == kSlotHeaderArea + 3);
+  require_ok(again->sync());
+  CHECK(disk.durable_bytes(slot2).size() == kSlotHeaderArea + 5);
+  CHECK(read_log(*storage, "000002.wal") == "abcde");
+
+  // Removing a file with zeros reserved gives every byte back.
+  require_ok(again->reserve(8192));
+  require_ok(again->close());
+  require_ok(storage->logs().remove("000002.wal"));
+  require_ok(storage->sync_dir());
+  CHECK(disk.bytes(slot2).size() == kSlotHeaderArea);
+}
+
+TEST_CASE("a failed reserve leaves the file as it was", "[opfs][errors]") {
+  FakeSlotDisk disk(4);
+  auto storage = open_storage(disk);
+  auto log = create_log(*storage, "000001.wal");
+  require_ok(log->append("kept"));
+  require_ok(log->sync());
+  disk.set_quota(disk.total_bytes() + 100);
+  Status s = log->reserve(1 << 20);
+  CHECK(s.code() == Code::Quota);
+  CHECK(s.message().find("000001.wal") != std::string::npos);
+  CHECK(disk.bytes(slot_of(disk, "000001.wal")).size() == kSlotHeaderArea + 4);
+  require_ok(log->append("+more"));
+  require_ok(log->sync());
+  CHECK(read_log(*storage, "000001.wal") == "kept+more");
+}
+
 TEST_CASE("handles die with a terminated worker - written bytes survive it", "[opfs][crash]") {
   FakeSlotDisk disk(4);
   auto storage = open_storage(disk);

@@ -181,6 +181,12 @@ TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
   REQUIRE(f->read_at(1000, 4, scratch, &got).ok());  // past the end: nothing
   CHECK(got.empty());
 
+  SECTION("no room ahead: reserve is declined and the file is as it was") {
+    CHECK(f->reserve(1 << 20).code() == Code::NotSupported);
+    CHECK(f->size() == 11);
+    CHECK(fs::file_size(tmp.sub("db/000001.wal")) == 11);
+  }
+
   SECTION("truncate cuts the tail; appends continue at the new end") {
     auto grow = f->truncate(12);
     CHECK(grow.code() == Code::InvalidArgument);

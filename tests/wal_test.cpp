@@ -28,7 +28,10 @@ struct FakeFileState {
   bool fail_appends = false;
   bool fail_syncs = false;
   int syncs = 0;
-  bool serve_views = false;  // read_at returns views into `data` instead of filling scratch
+  bool serve_views = false;        // read_at returns views into `data` instead of filling scratch
+  std::vector<uint64_t> reserves;  // every reserve() call's size
+  bool fail_reserves = false;
+  int truncates = 0;
 };
 
 // A LogFile over a std::string (the in-memory platform is not used here on purpose: this test
@@ -71,7 +74,13 @@ class FakeLogFile final : public LogFile {
     return Status();
   }
   Status truncate(uint64_t size) override {
+    ++state_->truncates;
     state_->data.resize(size);
+    return Status();
+  }
+  Status reserve(uint64_t bytes) override {
+    state_->reserves.push_back(bytes);
+    if (state_->fail_reserves) return Status::quota(name_ + ": injected reserve failure");
     return Status();
   }
   Status close() override { return Status(); }
@@ -225,6 +234,59 @@ TEST_CASE("add_records writes a whole group with one append", "[wal]") {
   ReadAll r = read_all(st->data);
   REQUIRE(r.status.ok());
   CHECK(r.records == all);
+}
+
+TEST_CASE("room ahead: reserved in steps before appends pass it, released once", "[wal]") {
+  std::mt19937_64 rng(5);
+  auto st = std::make_shared<FakeFileState>();
+  auto w = new_writer(st);
+  w->reserve_ahead(1000);
+  std::vector<std::string> all;
+  for (int i = 0; i < 60; ++i) {
+    all.push_back(random_payload(rng, 1 + rng() % 300));
+    REQUIRE(w->add_record(all.back()).ok());
+    // The file always has room for what was appended: every append landed inside a reserve.
+    REQUIRE_FALSE(st->reserves.empty());
+    CHECK(st->reserves.back() >= st->data.size());
+  }
+  // One call per step passed, each asking for a step past the append that needed it.
+  CHECK(st->reserves.size() >= st->data.size() / 1300);
+  CHECK(st->reserves.size() < st->data.size() / 1000 + 2);
+  for (size_t i = 1; i < st->reserves.size(); ++i) CHECK(st->reserves[i] > st->reserves[i - 1]);
+
+  // Zeros after the records, as the stored file holds them after a crash: every record reads
+  // back, and the zeros are a torn tail that ends where the records do.
+  const std::string stored = st->data + std::string(st->reserves.back() - st->data.size(), '\0');
+  ReadAll r = read_all(stored);
+  REQUIRE(r.status.ok());
+  CHECK(r.records == all);
+  CHECK(r.torn == (stored.size() > st->data.size()));
+  CHECK(r.valid_end == st->data.size());
+
+  // release_room cuts the file at its last record and stops reserving.
+  const int truncates = st->truncates;
+  REQUIRE(w->release_room().ok());
+  CHECK(st->truncates == truncates + 1);
+  const size_t calls = st->reserves.size();
+  REQUIRE(w->add_record(std::string(5000, 'x')).ok());
+  CHECK(st->reserves.size() == calls);
+  REQUIRE(w->release_room().ok());  // nothing reserved: no truncate
+  CHECK(st->truncates == truncates + 1);
+}
+
+TEST_CASE("room ahead: a file that refuses is not asked again and appends go on", "[wal]") {
+  auto st = std::make_shared<FakeFileState>();
+  st->fail_reserves = true;
+  auto w = new_writer(st);
+  w->reserve_ahead(64);
+  REQUIRE(w->add_record("one").ok());
+  REQUIRE(w->add_record(std::string(200, 't')).ok());
+  CHECK(st->reserves.size() == 1);
+  REQUIRE(w->release_room().ok());
+  CHECK(st->truncates == 0);
+  ReadAll r = read_all(st->data);
+  REQUIRE(r.status.ok());
+  CHECK(r.records == std::vector<std::string>{"one", std::string(200, 't')});
 }
 
 TEST_CASE("a group of more than a MiB goes out in stretches of the reused buffer", "[wal]") {

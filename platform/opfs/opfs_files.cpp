@@ -42,6 +42,11 @@ class OpfsLogFile final : public LogFile {
     return pool_->truncate(slot_, size);
   }
 
+  Status reserve(uint64_t bytes) override {
+    SKV_RETURN_IF_ERROR(check_open());
+    return pool_->reserve(slot_, bytes);
+  }
+
   Status close() override {
     if (closed_) return Status::OK();
     closed_ = true;

@@ -76,11 +76,13 @@ Status SlotPool::write_out(size_t slot) {
   if (!e.ok()) {
     // Drop whatever part of the write landed, so a retry starts from a known size.
     (void)handles_->truncate(slot, offset);
+    s.room = s.stored;
     return handle_error(
         slot, "write of " + std::to_string(s.buffer.size()) + " bytes at " + std::to_string(offset),
         e);
   }
   s.stored += s.buffer.size();
+  s.room = std::max(s.room, s.stored);
   s.buffer.clear();
   return Status::OK();
 }
@@ -115,10 +117,10 @@ Status SlotPool::flush_slot(size_t slot, bool with_buffer) {
 void SlotPool::finish_release(size_t slot) {
   Slot& s = slots_[slot];
   s.buffer.clear();
-  if (s.stored > 0) {
+  if (s.room > 0) {
     // Give the bytes back to the quota. Not flushed: if a crash undoes it, the slot is free
     // anyway and is truncated again before reuse.
-    if (handles_->truncate(slot, kSlotHeaderArea).ok()) s.stored = 0;
+    if (handles_->truncate(slot, kSlotHeaderArea).ok()) s.stored = s.room = 0;
   }
   s.use = Slot::Use::Free;
   s.finished = true;
@@ -134,10 +136,10 @@ Status SlotPool::release_slot(size_t slot) {
 
 Status SlotPool::prepare_free_slot(size_t slot) {
   Slot& s = slots_[slot];
-  if (s.stored > 0) {
+  if (s.room > 0) {
     HandleError e = handles_->truncate(slot, kSlotHeaderArea);
     if (!e.ok()) return handle_error(slot, "truncate", e);
-    s.stored = 0;
+    s.stored = s.room = 0;
   }
   s.buffer.clear();
   return Status::OK();
@@ -402,13 +404,41 @@ Status SlotPool::truncate(size_t slot, uint64_t size) {
                                     " would grow a file of " + std::to_string(now) + " bytes");
   }
   if (size >= s.stored) {
+    if (s.room > s.stored) {
+      // Reserved zeros go; the buffered bytes kept are written at `stored` later, as before.
+      HandleError e = handles_->truncate(slot, kSlotHeaderArea + s.stored);
+      if (!e.ok()) return handle_error(slot, "truncate to " + std::to_string(size), e);
+      s.room = s.stored;
+    }
     s.buffer.resize(static_cast<size_t>(size - s.stored));
     return Status::OK();
   }
   HandleError e = handles_->truncate(slot, kSlotHeaderArea + size);
   if (!e.ok()) return handle_error(slot, "truncate to " + std::to_string(size), e);
   s.buffer.clear();
-  s.stored = size;
+  s.stored = s.room = size;
+  return Status::OK();
+}
+
+Status SlotPool::reserve(size_t slot, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SKV_RETURN_IF_ERROR(check_pinned(slot, true));
+  Slot& s = slots_[slot];
+  if (bytes <= s.room) return Status::OK();
+  // Zeros written, not a truncate that extends the file: a truncate leaves a hole, and filling
+  // a hole later costs the flush about what growing the file does (docs/web.md). Any bytes
+  // still buffered belong at `stored`, before or inside this range; they are written later,
+  // over the zeros.
+  ++counters_.handle_writes;
+  HandleError e =
+      handles_->write(slot, kSlotHeaderArea + s.room, std::string(bytes - s.room, '\0'));
+  if (!e.ok()) {
+    // The zeros may have landed in part: cut back to the bytes written, as a failed write.
+    (void)handles_->truncate(slot, kSlotHeaderArea + s.stored);
+    s.room = s.stored;
+    return handle_error(slot, "reserve of " + std::to_string(bytes) + " bytes", e);
+  }
+  s.room = bytes;
   return Status::OK();
 }
 

@@ -115,7 +115,13 @@ class SlotPool {
   uint64_t file_size(size_t slot);
   // Same contract as LogFile::read_at; the bytes always land in `scratch`.
   Status read(size_t slot, uint64_t offset, size_t n, char* scratch, std::string_view* result);
+  // Shrinks the file to `size` bytes; zeros reserved past its end go too.
   Status truncate(size_t slot, uint64_t size);
+  // LogFile::reserve: makes the slot's file hold at least `bytes` data bytes, writing zeros past
+  // its end (one handle write, not flushed) when it holds fewer. file_size() is unchanged.
+  // Writes inside the zeros replace them without growing the file, and a flush after such a
+  // write costs less (docs/web.md, "Commits and durability").
+  Status reserve(size_t slot, uint64_t bytes);
   // Objects: syncs the slot and makes the object openable.
   Status finish_object(size_t slot);
   // Objects: removes an unfinished object. Best effort.
@@ -157,6 +163,8 @@ class SlotPool {
     int dirty_copy = -1;           // a copy written since the last flush; -1: none
     bool dirty_is_mirror = false;  // that write repeats the durable header (see flush_slot)
     uint64_t stored = 0;           // data bytes in the file, after the header area
+    uint64_t room = 0;             // data bytes the handle's file holds: stored, or more when
+                                   // zeros were reserved past it (reserve())
     std::string buffer;            // appended bytes not written yet; they follow `stored`
     int pins = 0;                  // open handles
     bool finished = true;          // objects: finish() was called

@@ -37,7 +37,10 @@ Status SlotPool::load_slot(size_t slot, bool added) {
   }
   const SlotHeaderRead r = read_slot_header(area);
   Slot s;
+  // Reserved zeros past a log's last write (reserve()) cannot be told from data here: they count
+  // as data, and the log's reader finds them after its last record.
   s.stored = size > kSlotHeaderArea ? size - kSlotHeaderArea : 0;
+  s.room = s.stored;
   switch (r.outcome) {
     case SlotHeaderRead::Outcome::Blank:
       s.use = Slot::Use::Free;
@@ -66,7 +69,8 @@ Status SlotPool::load_slot(size_t slot, bool added) {
   slots_.push_back(std::move(s));
   if (slots_.back().use == Slot::Use::Free && slots_.back().stored > 0) {
     // A file freed before a crash undid its truncation: give the bytes back.
-    if (handles_->truncate(slot, kSlotHeaderArea).ok()) slots_.back().stored = 0;
+    if (handles_->truncate(slot, kSlotHeaderArea).ok())
+      slots_.back().stored = slots_.back().room = 0;
   }
   return result;
 }

@@ -65,9 +65,21 @@ class LogFile {
   virtual Status read_at(uint64_t offset, size_t n, char* scratch,
                          std::string_view* result) const = 0;
 
-  // Shrinks the file to `size` bytes (used to cut a torn tail during recovery). Durable after
-  // sync().
+  // Shrinks the file to `size` bytes (used to cut a torn tail during recovery), dropping any
+  // zeros reserve() laid down past the end too. Durable after sync().
   virtual Status truncate(uint64_t size) = 0;
+  // Room ahead: makes the stored file at least `bytes` long by laying zeros past its end, where
+  // writing over zeros already in the file is cheaper than growing it (in OPFS, the flush after a
+  // write that grows the file costs more). The contents do not change: size() and read_at still
+  // end at the last appended byte, and appends replace the zeros. The zeros are in storage,
+  // though: whoever opens the file after a crash or a close finds them after the last append,
+  // until truncate(size()) removes them. A platform that gains nothing from it keeps the default,
+  // which changes nothing and returns NotSupported (POSIX; the in-memory platform): callers then
+  // stop asking and their appends grow the file.
+  virtual Status reserve(uint64_t bytes) {
+    return Status::not_supported(name() + ": no room reserved ahead (" + std::to_string(bytes) +
+                                 " bytes asked)");
+  }
 
   // Releases the file. Unsynced bytes are not made durable. Idempotent.
   virtual Status close() = 0;

@@ -61,6 +61,7 @@ class LogFileWrapper : public LogFile {
     return target_->read_at(offset, n, scratch, result);
   }
   Status truncate(uint64_t size) override { return target_->truncate(size); }
+  Status reserve(uint64_t bytes) override { return target_->reserve(bytes); }
   Status close() override { return target_->close(); }
 
   LogFile& target() const { return *target_; }

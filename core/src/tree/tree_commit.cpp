@@ -141,8 +141,10 @@ Status TreeImpl::make_room_for_write(bool force) {
 }
 
 Status TreeImpl::switch_memtable() {
-  // Only the newest WAL segment may hold unsynced bytes: recovery relies on it.
-  Status s = wal_->sync();
+  // Only the newest WAL segment may hold unsynced bytes, or zeros reserved after its last
+  // record: recovery relies on it. Both are settled before the next segment exists.
+  Status s = wal_->release_room();
+  if (s.ok()) s = wal_->sync();
   if (!s.ok()) {
     // The old segment's unsynced tail is of unknown fate: never sync it again.
     std::lock_guard<std::mutex> lock(mu_);
@@ -164,6 +166,7 @@ Status TreeImpl::switch_memtable() {
     h.kind = FileKind::Wal;
     h.file_number = *number;
     auto writer = std::make_unique<log::Writer>(std::move(file).value(), h, *cipher);
+    writer->reserve_ahead(kWalRoomStep);
     std::unique_ptr<log::Writer> old;
     std::lock_guard<std::mutex> lock(mu_);
     imms_.push_back(ImmEntry{mem_, wal_number_, {}});

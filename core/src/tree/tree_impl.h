@@ -254,6 +254,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
 
   // Owned by the commit leader, or by open/close when none runs.
   std::unique_ptr<log::Writer> wal_;
+  // Room a WAL segment keeps reserved past its last record (log::Writer::reserve_ahead): one
+  // extension of the file per MiB of commits where the platform reserves (OPFS).
+  static constexpr uint64_t kWalRoomStep = uint64_t{1} << 20;
   uint64_t wal_number_ = 0;
   // A write or sync of wal_ failed: its unsynced bytes are of unknown fate, and it is never
   // synced again (CommitEnv::fail). Guarded by mu_.

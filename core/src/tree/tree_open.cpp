@@ -424,6 +424,7 @@ Status TreeImpl::new_wal_segment() {
   h.kind = FileKind::Wal;
   h.file_number = number;
   wal_ = std::make_unique<log::Writer>(std::move(file), h, std::move(cipher));
+  wal_->reserve_ahead(kWalRoomStep);
   wal_number_ = number;
   mem_ = new_memtable();
   return Status();
@@ -550,7 +551,9 @@ Status TreeImpl::close() {
     // After a failed write or sync the WAL's unsynced bytes are of unknown fate: syncing them now
     // could make a commit that was reported as failed durable. Close reports the failure
     // instead: commits acknowledged as Eventual before it may not have reached the disk.
-    if (!failed) s = wal_->sync();
+    // A clean close leaves no reserved zeros behind: the segment ends at its last record.
+    if (!failed) s = wal_->release_room();
+    if (s.ok() && !failed) s = wal_->sync();
     Status c = wal_->close();
     if (s.ok()) s = c;
   }

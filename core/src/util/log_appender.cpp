@@ -25,6 +25,16 @@ std::string* LogAppender::start(size_t bytes) {
 
 Status LogAppender::append() {
   if (!error_.ok()) return error_;
+  if (reserve_step_ != 0) {
+    const uint64_t end = file_->size() + buf_.size();
+    if (end > reserved_) {
+      if (file_->reserve(end + reserve_step_).ok()) {
+        reserved_ = end + reserve_step_;
+      } else {
+        reserve_step_ = 0;  // the append below grows the file, as without room
+      }
+    }
+  }
   Status s = file_->append(buf_);
   if (buf_.capacity() > kKeepBufferCapacity) {
     std::string().swap(buf_);
@@ -37,6 +47,16 @@ Status LogAppender::append() {
   }
   pending_header_.clear();
   return Status();
+}
+
+Status LogAppender::release_room() {
+  if (!error_.ok()) return error_;
+  reserve_step_ = 0;
+  if (reserved_ == 0) return Status();
+  reserved_ = 0;
+  Status s = file_->truncate(file_->size());
+  if (!s.ok()) error_ = s;
+  return s;
 }
 
 Status LogAppender::sync() {

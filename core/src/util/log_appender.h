@@ -58,11 +58,22 @@ class LogAppender {
   // LogFile::close(). The appender must not be used afterwards.
   Status close() { return file_->close(); }
 
+  // Room ahead (LogFile::reserve): from now on, an append that would pass the reserved end first
+  // asks the file for `step` bytes past the append's own end, so most appends write over zeros
+  // instead of growing the file. A file that refuses is not asked again: its appends grow it, as
+  // without room, and report their own errors. 0 stops asking.
+  void reserve_ahead(uint64_t step) { reserve_step_ = step; }
+  // Removes the zeros reserved past the last append (truncate(size())) and stops asking for
+  // room. Durable after sync(). A failure is sticky, like a failed append.
+  Status release_room();
+
  private:
   std::unique_ptr<LogFile> file_;
   std::string pending_header_;  // the file header, until the first append succeeds
   std::string buf_;
   Status error_;
+  uint64_t reserve_step_ = 0;  // reserve_ahead(); 0: none
+  uint64_t reserved_ = 0;      // the file holds this many bytes, zeros past size() included
 };
 
 }  // namespace skv

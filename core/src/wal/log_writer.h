@@ -49,6 +49,11 @@ class Writer {
   Status add_records(const std::vector<std::string_view>& payloads);
   // LogFile::sync(). A failed sync is sticky like a failed append.
   Status sync();
+  // Room ahead of the records (LogAppender::reserve_ahead, LogFile::reserve): WAL segments ask
+  // for it; the newest segment may then hold zeros after its last record, which a reader takes
+  // as a torn tail. release_room() removes them before the segment stops being the newest.
+  void reserve_ahead(uint64_t step) { out_.reserve_ahead(step); }
+  Status release_room() { return out_.release_room(); }
   uint64_t size() const;
   const std::string& name() const;
   // Whether payloads are sealed.
