@@ -5,11 +5,13 @@
 // slot header as corruption. (The memory module is linked only for default_platform(), which the
 // test build adds to every engine test; the trees here all run on OpfsPlatform.)
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "platform/opfs/opfs_platform.h"
+#include "platform/opfs/slot_header.h"
 #include "support/fake_slots/fake_slot_handles.h"
 #include "support/tree_fixture.h"
 
@@ -77,6 +79,26 @@ int visible_prefix(const Tree& tree, int attempted) {
   return n;
 }
 
+// The longest run of zero bytes ending a WAL segment's data, over every slot holding one.
+size_t longest_wal_zero_tail(const FakeSlotDisk& disk) {
+  size_t longest = 0;
+  for (size_t slot = 0; slot < disk.slot_count(); ++slot) {
+    const std::string bytes = disk.bytes(slot);
+    const SlotHeaderRead r = read_slot_header(bytes.substr(0, kSlotHeaderArea));
+    const std::string& name = r.header.name;
+    if (r.outcome != SlotHeaderRead::Outcome::Valid || !r.header.used || name.size() < 4 ||
+        name.compare(name.size() - 4, 4, ".wal") != 0 || bytes.size() <= kSlotHeaderArea) {
+      continue;
+    }
+    const size_t last = bytes.find_last_not_of('\0');
+    const size_t tail = last == std::string::npos || last < kSlotHeaderArea
+                            ? bytes.size() - kSlotHeaderArea
+                            : bytes.size() - last - 1;
+    longest = std::max(longest, tail);
+  }
+  return longest;
+}
+
 }  // namespace
 
 TEST_CASE("the engine runs on the slot pool: write, flush, compact, reopen", "[opfs][tree]") {
@@ -96,6 +118,8 @@ TEST_CASE("the engine runs on the slot pool: write, flush, compact, reopen", "[o
       require_ok(tx.commit().wait());
       w.run_background(4);
     }
+    // The open WAL segment keeps room ahead of its records: zeros fill the rest of its slot.
+    CHECK(longest_wal_zero_tail(*w.disk) >= 4096);
     w.top_up();
     require_ok(tree.flush().wait());
     w.run_background(1000);
@@ -119,8 +143,17 @@ TEST_CASE("the engine runs on the slot pool: write, flush, compact, reopen", "[o
     CHECK(logs.value().size() <= 3);
     // Appends were batched: far fewer handle writes than commits' records.
     CHECK(pool.handle_writes < 400);
+    // One more commit after the flush: the newest segment has records, and zeros after them.
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("after-flush", "x"));
+    model["after-flush"] = "x";
+    require_ok(tx.commit().wait());
+    CHECK(longest_wal_zero_tail(*w.disk) >= 4096);
     require_ok(tree.close());
   }
+  // A clean close cuts them off: every segment ends at its last record (whose bytes here are
+  // never a long run of zeros).
+  CHECK(longest_wal_zero_tail(*w.disk) < 64);
   CHECK(w.platform->storage("db") == nullptr);
   Tree tree = open_or_fail(small_tree(w.platform));
   CHECK(read_all(tree) == model);
