@@ -114,6 +114,7 @@ TreeBuilder builder(std::shared_ptr<Platform> p, Compression compression, bool e
       .with_level_count(4)
       .with_l0_compaction_trigger(2)
       .with_compression(compression)
+      .with_compression_start_level(1)  // so the compactions into L1 compress too
       // Values of 96 bytes or more (about half of them) live in value logs.
       .with_enable_vlog(true)
       .with_vlog_value_threshold(96)

@@ -313,6 +313,13 @@ TEST_CASE("bad options are refused by name", "[tree][errors]") {
   CHECK(bad_flush.message().find("flush_compression") != std::string::npos);
   CHECK(builder(p).with_compression(static_cast<Compression>(2)).build().status().code() ==
         Code::InvalidArgument);
+  for (int start : {0, 8}) {  // levels 1 to level_count (7)
+    const Status bad_start = builder(p).with_compression_start_level(start).build().status();
+    CHECK(bad_start.code() == Code::InvalidArgument);
+    CHECK(bad_start.message().find("compression_start_level") != std::string::npos);
+  }
+  CHECK(builder(p).with_level_count(3).with_compression_start_level(4).build().status().code() ==
+        Code::InvalidArgument);
   CHECK(TreeBuilder().with_platform(p).build().status().code() == Code::InvalidArgument);
   CHECK(builder(p).with_create_if_missing(false).build().status().code() == Code::NotFound);
 }
@@ -649,36 +656,89 @@ TEST_CASE("deleting every row gives its space back through background compaction
   require_ok(tree.close());
 }
 
-TEST_CASE("flushes write L0 uncompressed unless asked, and compactions compress",
+namespace {
+
+// A value of 1,000 bytes that compresses about 20 to 1.
+std::string compressible_value(int i) {
+  std::string value(1000, static_cast<char>('a' + i % 26));
+  for (size_t j = 0; j < value.size(); j += 50) value[j] = static_cast<char>('0' + j / 50 % 10);
+  return value;
+}
+
+uint64_t total_table_bytes(const Tree& tree) {
+  uint64_t total = 0;
+  for (uint64_t bytes : tree.stats().bytes_per_level) total += bytes;
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("flushes write L0 raw unless asked, compactions compress from the start level on",
           "[tree][compaction]") {
+  CHECK(Options().compression_start_level == 2);
   const bool compress_flushes = GENERATE(false, true);
+  const int start_level = GENERATE(1, 2, 3);
   auto p = new_platform();
   TreeBuilder b = builder(p);
   if (compress_flushes) b.with_flush_compression(Compression::Zstd);
+  if (start_level != 2) b.with_compression_start_level(start_level);  // 2 is the default
   Tree tree = open_or_fail(b);
-  // 2,000 rows of 1,000 bytes that compress about 20 to 1.
   for (int i = 0; i < 2000; ++i) {
     Transaction tx = begin_or_fail(tree);
-    std::string value(1000, 'a' + i % 26);
-    for (size_t j = 0; j < value.size(); j += 50) value[j] = static_cast<char>('0' + j / 50 % 10);
-    require_ok(tx.set("row" + std::to_string(100000 + i), value));
+    require_ok(tx.set("row" + std::to_string(100000 + i), compressible_value(i)));
     require_ok(tx.commit().wait());
   }
   require_ok(tree.flush().wait());
   const uint64_t l0 = tree.stats().bytes_per_level[0];
-  INFO("L0 bytes: " << l0);
+  INFO("L0 bytes: " << l0 << ", compression from L" << start_level);
   if (compress_flushes) {
     CHECK(l0 < 500 * 1000);
   } else {
     CHECK(l0 > 2000 * 1000);
   }
+  // Into L1, the deepest level then, and rewritten there.
   require_ok(tree.compact_all());
-  uint64_t total = 0;
-  for (uint64_t bytes : tree.stats().bytes_per_level) total += bytes;
-  CHECK(tree.stats().bytes_per_level[0] == 0);
-  CHECK(total < 500 * 1000);  // compaction outputs are compressed either way
+  const uint64_t l1 = tree.stats().bytes_per_level[1];
+  INFO("L1 bytes: " << l1);
+  CHECK(total_table_bytes(tree) == l1);
+  if (start_level == 1) {
+    CHECK(l1 < 500 * 1000);
+  } else {
+    CHECK(l1 > 2000 * 1000);  // raw whatever L0 was
+  }
   Transaction r = begin_or_fail(tree, Mode::ReadOnly);
-  CHECK(get_or_fail(r, "row101999").has_value());
+  CHECK(get_or_fail(r, "row101999") == compressible_value(1999));
+  require_ok(tree.close());
+}
+
+TEST_CASE("a table goes down a level by a move only where both levels compress alike",
+          "[tree][compaction]") {
+  const int start_level = GENERATE(1, 2);
+  auto p = new_platform();
+  Options o = small_tree(p, 4 << 20);
+  o.l0_compaction_trigger = 1;  // the flushed table goes into the empty L1 at once
+  o.level_base_bytes = 64 << 20;
+  o.target_file_size = 64 << 20;
+  o.compression_start_level = start_level;
+  Tree tree = open_or_fail(TreeBuilder().with_options(o));
+  for (int i = 0; i < 2000; ++i) {
+    Transaction tx = begin_or_fail(tree);
+    require_ok(tx.set("row" + std::to_string(100000 + i), compressible_value(i)));
+    require_ok(tx.commit().wait());
+  }
+  require_ok(tree.flush().wait());
+  p->queue_executor()->run_all();
+  const TreeStats st = tree.stats();
+  INFO("L0 " << st.bytes_per_level[0] << " bytes, L1 " << st.bytes_per_level[1]
+             << ", compression from L" << start_level);
+  CHECK(st.bytes_per_level[0] == 0);
+  if (start_level == 1) {
+    CHECK(st.bytes_per_level[1] < 500 * 1000);  // rewritten: L0 is raw, L1 compressed
+  } else {
+    CHECK(st.bytes_per_level[1] > 2000 * 1000);  // moved as it was: both raw
+  }
+  Transaction r = begin_or_fail(tree, Mode::ReadOnly);
+  CHECK(get_or_fail(r, "row100007") == compressible_value(7));
   require_ok(tree.close());
 }
 

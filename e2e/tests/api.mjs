@@ -97,3 +97,37 @@ test('main-thread client: transactions, reads, scans, iteration, errors, groupin
   assert.ok(r.list.includes('client'), JSON.stringify(r.list));
   assert.equal(r.afterClose, 'closed');
 });
+
+test('compressionStartLevel decides whether compact() leaves L1 compressed', async () => {
+  const r = await browser.page.evaluate(async () => {
+    const { open, deleteDatabase } = window.skv;
+    // 1,000 values of 2,000 bytes that compress about 20 to 1, kept in the tables.
+    const value = (i) => {
+      const chars = [];
+      for (let j = 0; j < 2000; j++) chars.push(j % 50 === 0 ? String(j / 50 % 10) : String.fromCharCode(97 + i % 26));
+      return chars.join('');
+    };
+    const out = {};
+    for (const [what, options] of [['default', {}], ['from L1', { compressionStartLevel: 1 }]]) {
+      const name = `compression-start-${what.replace(' ', '-')}`;
+      await deleteDatabase(name);
+      const db = await open(name, { valueLog: false, ...options });
+      const tx = db.begin();
+      for (let i = 0; i < 1000; i++) tx.set(`k${String(i).padStart(4, '0')}`, value(i));
+      await tx.commit();
+      await db.compact();
+      const s = await db.stats();
+      out[what] = { l0: s.bytesPerLevel[0], l1: s.bytesPerLevel[1], last: await db.get('k0999', { as: 'string' }) === value(999) };
+      await db.close();
+      await deleteDatabase(name);
+    }
+    return out;
+  });
+  console.log(JSON.stringify(r));
+  for (const what of ['default', 'from L1']) {
+    assert.equal(r[what].l0, 0, `${what}: compact() empties L0`);
+    assert.ok(r[what].last, `${what}: the last value reads back`);
+  }
+  assert.ok(r.default.l1 > 2_000_000, `default: L1 raw, ${r.default.l1} bytes`);
+  assert.ok(r['from L1'].l1 < 400_000, `from L1: L1 compressed, ${r['from L1'].l1} bytes`);
+});

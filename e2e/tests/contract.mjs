@@ -146,7 +146,7 @@ test('client: every open() option is checked before anything is created', async 
     const { outcome } = window.outcome;
     const numeric = ['reserveSlots', 'maxSlots', 'writeBufferBytes', 'memtableSize',
       'maxImmutableMemtables', 'blockSize', 'blockCacheSize', 'bloomBitsPerKey', 'levelBaseBytes',
-      'targetFileSize', 'compactionStepBytes', 'l0CompactionTrigger'];
+      'targetFileSize', 'compactionStepBytes', 'l0CompactionTrigger', 'compressionStartLevel'];
     const cases = [
       ['durability', { durability: 'sometimes' }],
       ['compression', { compression: 'lz4' }],
@@ -158,6 +158,8 @@ test('client: every open() option is checked before anything is created', async 
       ['worker not a Worker', { worker: {} }],
       ['memtable below the engine minimum', { memtableSize: 100 }],
       ['l0 trigger at the write stop', { l0CompactionTrigger: 20 }],
+      ['compression from L0', { compressionStartLevel: 0 }],
+      ['compression below the last level', { compressionStartLevel: 8 }],
     ];
     for (const name of numeric) {
       for (const bad of [1.5, -1, NaN, '64', 2 ** 60]) cases.push([`${name} ${bad}`, { [name]: bad }]);

@@ -65,6 +65,8 @@ inline void Simulation::choose_options() {
   o.vlog_cache_capacity = (h >> 40) % 2 == 0 ? 0 : 64 << 10;
   // Half the seeds compress their L0 tables too (the default leaves them uncompressed).
   o.flush_compression = (h >> 41) & 1 ? Compression::Zstd : Compression::None;
+  // And L1 compressed or, as by default, raw.
+  o.compression_start_level = (h >> 42) & 1 ? 1 : 2;
   note("options: vlog %s, threshold %zu, vlog file %llu, gc ratio %.1f, value cache %zu",
        o.enable_vlog ? "on" : "off", o.vlog_value_threshold,
        static_cast<unsigned long long>(o.vlog_max_file_size), o.vlog_gc_ratio,

@@ -21,6 +21,7 @@ inline TreeBuilder Simulation::builder(const VersioningOption& versioning) {
   }
   // The format is the same whatever these are, so they change from one open to the next.
   o.compression = rng_.one_in(2) ? Compression::Zstd : Compression::None;
+  o.compression_start_level = 1 + static_cast<int>(rng_.uniform(2));
   static const size_t kBlockSizes[] = {256, 512, 1024, 4096};
   o.block_size = kBlockSizes[rng_.uniform(4)];
   if (rng_.one_in(4)) o.memtable_size = size_t{4096} << rng_.uniform(5);

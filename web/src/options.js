@@ -114,6 +114,7 @@ export const OPEN_OPTIONS = Object.freeze({
   compactionStepBytes: integer(0, MAX),
   l0CompactionTrigger: integer(1, 19),
   compression: oneOf('zstd', 'none'),
+  compressionStartLevel: integer(1, 7),
   versioning: /** @type {Rule} */ ({ kind: 'object', spec: VERSIONING_OPTIONS }),
   // true (the default) or an object: on; false: values stay in the tables.
   valueLog: /** @type {Rule} */ ({ kind: 'object', spec: VALUE_LOG_OPTIONS, orBoolean: true }),

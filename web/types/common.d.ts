@@ -134,7 +134,10 @@ export interface OpenOptions {
   compactionStepBytes?: number;
   /** L0 tables that trigger a compaction: 1..19 (default 4). */
   l0CompactionTrigger?: number;
+  /** How compactions compress tables: L1 and deeper (default 'zstd'; L0 is raw). */
   compression?: 'zstd' | 'none';
+  /** The first level compactions compress: 1..7 (default 2: L1 stays raw, as L0). */
+  compressionStartLevel?: number;
   /**
    * Versioned queries (setAt, getAt, history, rangeAt, scanAt): every write keeps its
    * timestamp. A database stores whether it is versioned. Without this option a new database

@@ -128,6 +128,14 @@ struct Options {
   // of recent data skip decompression; L0 holds a few memtables' worth, and the first compaction
   // compresses them (docs/compaction.md, "Compression by level").
   Compression flush_compression = Compression::None;
+  // The first level whose tables compactions compress with `compression`; the levels from L1 up
+  // to it store their blocks raw. 2 by default: L1 is rewritten by every compaction out of L0
+  // and holds the most recently compacted rows, so keeping it raw spares those compactions and
+  // the reads that miss the block cache there a decompression; once a tree outgrows
+  // level_base_bytes, L1 is a small share of it. A tree smaller than that keeps everything raw
+  // (docs/compaction.md, "Compression by level"). 1 compresses L1 too; level_count compresses
+  // nothing.
+  int compression_start_level = 2;
   // Bloom filter bits per key (0 disables filters).
   int bloom_bits_per_key = 10;
 

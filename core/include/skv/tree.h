@@ -224,6 +224,7 @@ class TreeBuilder {
   TreeBuilder& with_block_cache_capacity(size_t bytes);
   TreeBuilder& with_compression(Compression compression);
   TreeBuilder& with_flush_compression(Compression compression);
+  TreeBuilder& with_compression_start_level(int level);
   TreeBuilder& with_bloom_bits_per_key(int bits);
   TreeBuilder& with_level_count(int levels);
   TreeBuilder& with_level_base_bytes(uint64_t bytes);

@@ -440,6 +440,16 @@ VlogPolicy compaction_policy(const Compaction& c) {
   return policy;
 }
 
+// `ctx` for a job writing tables into `level`: `*options` is set to ctx's options with that
+// level's compression, and the returned context points at it.
+JobContext context_for_level(const JobContext& ctx, int level, Options* options) {
+  *options = *ctx.options;
+  options->compression = compression_for_level(*ctx.options, level);
+  JobContext out = ctx;
+  out.options = options;
+  return out;
+}
+
 void record_trivial_move(const Compaction& c, VersionEdit* edit, SortedRunOutput* out) {
   const FileMetaPtr& f = c.inputs.front();
   edit->delete_file(c.level, f->number);
@@ -468,13 +478,17 @@ Status run_compaction(const Compaction& c, const JobContext& ctx, VersionEdit* e
     return Status::OK();
   }
   std::unique_ptr<InternalIterator> merged = compaction_input(c, ctx);
-  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), ctx, c.version.get(), c.first_deeper_level(),
-                                       ctx.options->target_file_size, out, compaction_policy(c)));
+  Options options;
+  const JobContext out_ctx = context_for_level(ctx, c.output_level, &options);
+  SKV_RETURN_IF_ERROR(write_sorted_run(merged.get(), out_ctx, c.version.get(),
+                                       c.first_deeper_level(), ctx.options->target_file_size, out,
+                                       compaction_policy(c)));
   record_compaction(c, *out, edit);
   return Status::OK();
 }
 
 struct CompactionJob::Rep {
+  Options options;  // the job's, with its output level's compression; the writer points at it
   std::unique_ptr<Compaction> c;
   std::unique_ptr<InternalIterator> input;
   SortedRunOutput out;
@@ -488,8 +502,9 @@ CompactionJob::CompactionJob(std::unique_ptr<Compaction> c, const JobContext& ct
   if (!rep_->c->is_trivial_move()) {
     rep_->input = compaction_input(*rep_->c, ctx);
     rep_->writer = std::make_unique<SortedRunWriter>(
-        rep_->input.get(), ctx, rep_->c->version.get(), rep_->c->first_deeper_level(),
-        ctx.options->target_file_size, &rep_->out, compaction_policy(*rep_->c));
+        rep_->input.get(), context_for_level(ctx, rep_->c->output_level, &rep_->options),
+        rep_->c->version.get(), rep_->c->first_deeper_level(), ctx.options->target_file_size,
+        &rep_->out, compaction_policy(*rep_->c));
   }
 }
 
@@ -521,11 +536,9 @@ Status write_level0_table(InternalIterator* memtable_iter, const JobContext& ctx
   VlogPolicy policy;
   if (ctx.options->enable_vlog) policy.separate_threshold = ctx.options->vlog_value_threshold;
   SortedRunOutput run;
-  // The same job as a compaction's, with the flush's own compression.
-  Options flush_options = *ctx.options;
-  flush_options.compression = ctx.options->flush_compression;
-  JobContext flush_ctx = ctx;
-  flush_ctx.options = &flush_options;
+  // The same job as a compaction's, with L0's compression.
+  Options options;
+  const JobContext flush_ctx = context_for_level(ctx, 0, &options);
   SKV_RETURN_IF_ERROR(write_sorted_run(memtable_iter, flush_ctx, version, 0,
                                        std::numeric_limits<uint64_t>::max(), &run, policy));
   if (!run.files.empty()) *out = std::move(run.files.front());

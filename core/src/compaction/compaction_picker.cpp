@@ -36,7 +36,13 @@ std::unique_ptr<Compaction> whole_level(std::shared_ptr<const Version> v, int le
 }  // namespace
 
 bool Compaction::is_trivial_move() const {
-  return !manual && relocate_vlogs.empty() && inputs.size() == 1 && output_inputs.empty();
+  return !manual && !recompress && relocate_vlogs.empty() && inputs.size() == 1 &&
+         output_inputs.empty();
+}
+
+Compression compression_for_level(const Options& options, int level) {
+  if (level == 0) return options.flush_compression;
+  return level < options.compression_start_level ? Compression::None : options.compression;
 }
 
 int Compaction::first_deeper_level() const { return output_level == 0 ? 0 : output_level + 1; }
@@ -128,6 +134,8 @@ std::unique_ptr<Compaction> pick_compaction(const VersionSet& vset) {
   c->output_level = level + 1;
   c->score = score;
   c->version = v;
+  c->recompress = compression_for_level(vset.options(), level) !=
+                  compression_for_level(vset.options(), level + 1);
   const auto& files = v->files(level);
   if (level == 0) {
     c->inputs = files;

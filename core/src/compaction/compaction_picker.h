@@ -45,12 +45,16 @@ struct Compaction {
   std::vector<FileMetaPtr> output_inputs;  // files of output_level overlapping the inputs
   double score = 0;                        // the score that triggered it; 0 when manual
   bool manual = false;                     // from pick_manual_all: never a trivial move
+  // The output level's tables are compressed differently from the input level's
+  // (compression_for_level): never a trivial move, so the table is rewritten the new way.
+  bool recompress = false;
   // Garbage collection: the value logs (ascending) whose entries the outputs' pointers move out
   // of. Empty for an ordinary compaction.
   std::vector<uint64_t> relocate_vlogs;
 
   // True if the compaction can be done by moving its single input file one level down without
-  // rewriting it: one input, nothing overlapping in output_level, not manual, not a relocation.
+  // rewriting it: one input, nothing overlapping in output_level, not manual, not a relocation,
+  // not a recompression.
   bool is_trivial_move() const;
   // The first level whose files count as "deeper" when tombstones are dropped: output_level + 1,
   // except for an in-place rewrite of an L0 table, where the other L0 tables (older ones among
@@ -62,6 +66,10 @@ struct Compaction {
   // The largest internal key of `inputs`: the level's next compact pointer.
   std::string_view largest_input_key() const;
 };
+
+// How the tables written into `level` compress their blocks: Options::flush_compression for L0,
+// none from L1 up to Options::compression_start_level, Options::compression from there on.
+Compression compression_for_level(const Options& options, int level);
 
 // The score of `level` in `v` (see above). 0 for the last level.
 double level_score(const Version& v, const Options& options, int level);

@@ -92,6 +92,10 @@ TreeBuilder& TreeBuilder::with_flush_compression(Compression compression) {
   options_.flush_compression = compression;
   return *this;
 }
+TreeBuilder& TreeBuilder::with_compression_start_level(int level) {
+  options_.compression_start_level = level;
+  return *this;
+}
 TreeBuilder& TreeBuilder::with_bloom_bits_per_key(int bits) {
   options_.bloom_bits_per_key = bits;
   return *this;

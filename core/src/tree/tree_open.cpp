@@ -67,6 +67,11 @@ Status check_options(const Options& o) {
           std::to_string(static_cast<int>(c)));
     }
   }
+  if (o.compression_start_level < 1 || o.compression_start_level > o.level_count) {
+    return Status::invalid_argument(
+        "options: compression_start_level must be between 1 and level_count (" +
+        std::to_string(o.level_count) + "), not " + std::to_string(o.compression_start_level));
+  }
   if (o.zstd_level < 1 || o.zstd_level > 19) {
     return Status::invalid_argument("options: zstd_level must be between 1 and 19");
   }
