@@ -49,23 +49,32 @@ const fs = require('fs');
 const [dir, rounds] = [process.argv[2], Number(process.argv[3])];
 const figures = {};  // engine/phase -> {before: [], after: []}
 const order = [];
+const add = (id, side, x) => {
+  if (!figures[id]) { figures[id] = {before: [], after: []}; order.push(id); }
+  figures[id][side].push(x);
+};
+const MiB = 1024 * 1024;
 for (const side of ['before', 'after']) {
   for (let r = 1; r <= rounds; r++) {
     const report = JSON.parse(fs.readFileSync(`${dir}/${side}.${r}.json`, 'utf8'));
     for (const e of report.engines) {
       if (e.error) throw new Error(`${side} round ${r}: ${e.name}: ${e.error}`);
-      for (const p of e.phases) {
-        const id = `${e.name} | ${p.id}`;
-        if (!figures[id]) { figures[id] = {before: [], after: []}; order.push(id); }
-        figures[id][side].push(p.ops_per_second);
-      }
+      for (const p of e.phases) add(`${e.name} | ${p.id}`, side, p.ops_per_second);
+      // What the run cost besides time, in MiB (lower is better here).
+      const last = e.phases[e.phases.length - 1];
+      add(`${e.name} | MiB: resident at rest`, side, e.memory.rss_rest / MiB);
+      add(`${e.name} | MiB: resident at peak`, side, e.memory.rss_peak / MiB);
+      add(`${e.name} | MiB: largest directory after a phase`, side,
+        Math.max(...e.phases.map((p) => p.disk_after)) / MiB);
+      add(`${e.name} | MiB: directory at rest`, side, e.memory.disk_rest / MiB);
+      if (last) add(`${e.name} | MiB: written to disk`, side, last.disk_written_total / MiB);
     }
   }
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (x) => x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toPrecision(3);
-console.log(`${rounds} rounds, binaries alternating; median ops/s per phase.\n`);
+console.log(`${rounds} rounds, binaries alternating; median ops/s per phase, then median MiB.\n`);
 console.log('| engine | phase | before | after | after / before |');
 console.log('| --- | --- | ---: | ---: | ---: |');
 for (const id of order) {
