@@ -134,9 +134,9 @@ export interface OpenOptions {
   compactionStepBytes?: number;
   /** L0 tables that trigger a compaction: 1..19 (default 4). */
   l0CompactionTrigger?: number;
-  /** How compactions compress tables: L1 and deeper (default 'zstd'; L0 is raw). */
+  /** How compactions compress tables from `compressionStartLevel` on (default 'zstd'). */
   compression?: 'zstd' | 'none';
-  /** The first level compactions compress: 1..7 (default 2: L1 stays raw, as L0). */
+  /** The first level compactions compress: 1..7 (default 2: L1 stays raw, as L0 does). */
   compressionStartLevel?: number;
   /**
    * Versioned queries (setAt, getAt, history, rangeAt, scanAt): every write keeps its

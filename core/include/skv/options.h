@@ -120,21 +120,23 @@ struct Options {
   size_t block_restart_bytes = 1024;
   // Hard capacity of the block cache, in bytes (0 disables the cache).
   size_t block_cache_capacity = 64 * 1024 * 1024;
-  // Compression of the tables compactions write (L1 and deeper), block by block (docs/sstable.md).
+  // Compression of the tables compactions write from compression_start_level on (below), block
+  // by block (docs/sstable.md).
   Compression compression = Compression::Zstd;
   int zstd_level = 1;
   // Compression of the tables a flush writes into L0. None by default: a flush then only copies
   // the memtable out, which keeps it short and its CPU off the two cores writers share, and reads
-  // of recent data skip decompression; L0 holds a few memtables' worth, and the first compaction
-  // compresses them (docs/compaction.md, "Compression by level").
+  // of recent data skip decompression; L0 holds a few memtables' worth, and compactions compress
+  // the rows once they reach compression_start_level (docs/compaction.md, "Compression by
+  // level").
   Compression flush_compression = Compression::None;
-  // The first level whose tables compactions compress with `compression`; the levels from L1 up
-  // to it store their blocks raw. 2 by default: L1 is rewritten by every compaction out of L0
-  // and holds the most recently compacted rows, so keeping it raw spares those compactions and
-  // the reads that miss the block cache there a decompression; once a tree outgrows
-  // level_base_bytes, L1 is a small share of it. A tree smaller than that keeps everything raw
-  // (docs/compaction.md, "Compression by level"). 1 compresses L1 too; level_count compresses
-  // nothing.
+  // The first level whose tables compactions compress with `compression`; the levels from L1 to
+  // the one above it store their blocks raw. 2 by default: L1 is rewritten by every compaction
+  // out of L0 and holds the most recently compacted rows, so keeping it raw spares those
+  // compactions, and the reads that miss the block cache there, a decompression. The raw part is
+  // bounded by L1's size (level_base_bytes): about a tenth of a tree whose L2 is full, all of a
+  // tree that fits in L1 (docs/compaction.md, "Compression by level"). 1 compresses L1 too;
+  // level_count compresses nothing.
   int compression_start_level = 2;
   // Bloom filter bits per key (0 disables filters).
   int bloom_bits_per_key = 10;

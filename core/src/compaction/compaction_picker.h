@@ -68,7 +68,8 @@ struct Compaction {
 };
 
 // How the tables written into `level` compress their blocks: Options::flush_compression for L0,
-// none from L1 up to Options::compression_start_level, Options::compression from there on.
+// none from L1 to the level above Options::compression_start_level, Options::compression from
+// that level on.
 Compression compression_for_level(const Options& options, int level);
 
 // The score of `level` in `v` (see above). 0 for the last level.
