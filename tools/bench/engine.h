@@ -66,6 +66,9 @@ class Engine {
   // For engines that count them: the totals the harness takes before and after each phase to
   // report commits per sync and syncs per second.
   virtual std::optional<CommitTotals> commit_totals() const { return std::nullopt; }
+  // Tables per level, shallowest first ("2/4/12"), for engines with levels, else empty. The
+  // harness prints it after each phase: the shape a phase leaves decides the next one's reads.
+  virtual std::string shape() const { return ""; }
 
   virtual void open(const EngineConfig& config) = 0;
   virtual void close() = 0;

@@ -107,6 +107,16 @@ class LevelDbEngine final : public Engine {
     check(db_->Write(write_, &batch), "write");
   }
 
+  std::string shape() const override {
+    std::string levels;
+    for (int level = 0;; ++level) {  // the property is refused past the last level
+      std::string files;
+      if (!db_->GetProperty("leveldb.num-files-at-level" + std::to_string(level), &files)) break;
+      levels += (level ? "/" : "") + files;
+    }
+    return levels;
+  }
+
   // LevelDB reports no running or pending work, so this is judged from outside: no level is at
   // the size where LevelDB compacts it (four L0 tables; 10 MiB at L1, ten times more per level
   // below), and neither the table listing nor the memory estimate has changed for two seconds of

@@ -346,8 +346,10 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     const DirSize size = dir_size(dir);
     r.disk_after = size.allocated;
     r.files_after = size.files;
-    std::fprintf(stderr, " %.2f s, %.0f ops/s, settled in %.2f s\n", r.seconds,
-                 r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, r.settle_seconds);
+    const std::string shape = engine->shape();
+    std::fprintf(stderr, " %.2f s, %.0f ops/s, settled in %.2f s%s%s\n", r.seconds,
+                 r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, r.settle_seconds,
+                 shape.empty() ? "" : ", tables per level ", shape.c_str());
     sink.phase(r);
   };
   Engine& e = *engine;

@@ -70,6 +70,16 @@ class RocksDbEngine final : public Engine {
     return true;
   }
 
+  std::string shape() const override {
+    std::string levels;
+    for (int level = 0; level < db_->GetBaseDB()->NumberLevels(); ++level) {
+      std::string files;
+      if (!db_->GetProperty("rocksdb.num-files-at-level" + std::to_string(level), &files)) break;
+      levels += (level ? "/" : "") + files;
+    }
+    return levels;
+  }
+
   void close() override {
     if (db_ == nullptr) return;
     check(db_->GetBaseDB()->FlushWAL(true), "flush wal");

@@ -70,12 +70,18 @@ class SkvEngine final : public Engine {
     return CommitTotals{s.commits, s.wal_syncs};
   }
 
-  std::string counters() const override {
+  std::string shape() const override {
     const TreeStats s = tree_->stats();
     std::string levels;
     for (int i = 0; i < s.level_count; ++i) {
       levels += (i ? "/" : "") + std::to_string(s.files_per_level[i]);
     }
+    return levels;
+  }
+
+  std::string counters() const override {
+    const TreeStats s = tree_->stats();
+    const std::string levels = shape();
     return "commits " + std::to_string(s.commits) + " in " + std::to_string(s.commit_groups) +
            " WAL writes, " + std::to_string(s.wal_syncs) + " WAL syncs, " +
            std::to_string(s.flushes) + " flushes, " + std::to_string(s.compactions) +
