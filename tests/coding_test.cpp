@@ -3,6 +3,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "format/file_header.h"
 #include "format/internal_key.h"
@@ -95,6 +96,44 @@ TEST_CASE("crc32c: the CPU path and the table path agree", "[crc32c]") {
       INFO("align " << align << " length " << n);
       REQUIRE(crc32c::extend(0x12345678u, p, n) == crc32c::extend_portable(0x12345678u, p, n));
     }
+  }
+}
+
+TEST_CASE("crc32c: long buffers, checked in three stripes, agree with the table path", "[crc32c]") {
+  // The CPU path cuts buffers of 768 bytes and more into three stripes (of 2,048 bytes from
+  // 6,144 on, else of 256) and joins their CRCs: every length around those edges, and a few
+  // block-sized ones, at several alignments, each from a non-zero CRC and from zero.
+  std::string data(40000 + 8, '\0');
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (char& c : data) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x);
+  }
+  std::vector<size_t> lengths;
+  for (size_t edge : {size_t{768}, size_t{1536}, size_t{6144}, size_t{12288}}) {
+    for (size_t n = edge - 17; n <= edge + 17; ++n) lengths.push_back(n);
+  }
+  for (size_t n : {size_t{4096}, size_t{16384}, size_t{16384 + 5}, size_t{32768}, size_t{40000}}) {
+    lengths.push_back(n);
+  }
+  for (size_t align : {size_t{0}, size_t{1}, size_t{3}, size_t{7}}) {
+    for (size_t n : lengths) {
+      const char* p = data.data() + align;
+      INFO("align " << align << " length " << n);
+      REQUIRE(crc32c::extend(0x12345678u, p, n) == crc32c::extend_portable(0x12345678u, p, n));
+      REQUIRE(crc32c::value(p, n) == crc32c::extend_portable(0, p, n));
+    }
+  }
+  // A change of one bit anywhere in a striped buffer changes the CRC.
+  const uint32_t whole = crc32c::value(data.data(), 16384);
+  for (size_t at : {size_t{0}, size_t{2047}, size_t{2048}, size_t{6143}, size_t{6144},
+                    size_t{12288}, size_t{16383}}) {
+    std::string flipped = data.substr(0, 16384);
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    INFO("bit flipped at " << at);
+    CHECK(crc32c::value(flipped.data(), flipped.size()) != whole);
   }
 }
 
