@@ -26,8 +26,7 @@ void BM_Crc32c(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(data.size()));
 }
-BENCHMARK(BM_Crc32c)->ArgName("bytes")->Arg(64)->Arg(1024)->Arg(4096)->Arg(16 * 1024)->Arg(64 *
-                                                                                           1024);
+BENCHMARK(BM_Crc32c)->ArgName("bytes")->Arg(64)->Arg(1024)->Arg(4096)->Arg(16384)->Arg(65536);
 
 void BM_Crc32cPortable(benchmark::State& state) {
   std::mt19937_64 rng(kSeed);
@@ -39,7 +38,7 @@ void BM_Crc32cPortable(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(data.size()));
 }
-BENCHMARK(BM_Crc32cPortable)->ArgName("bytes")->Arg(64)->Arg(4096)->Arg(16 * 1024);
+BENCHMARK(BM_Crc32cPortable)->ArgName("bytes")->Arg(64)->Arg(4096)->Arg(16384);
 
 }  // namespace
 }  // namespace skv::microbench
