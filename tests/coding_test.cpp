@@ -79,17 +79,26 @@ TEST_CASE("crc32c matches the standard check values", "[crc32c]") {
   CHECK(crc32c::mask(whole) != whole);
 }
 
+namespace {
+
+// `n` bytes of a xorshift sequence from `seed`: data without the runs a CRC might pass by luck.
+std::string xorshift_bytes(size_t n, uint64_t seed) {
+  std::string data(n, '\0');
+  for (char& c : data) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    c = static_cast<char>(seed);
+  }
+  return data;
+}
+
+}  // namespace
+
 TEST_CASE("crc32c: the CPU path and the table path agree", "[crc32c]") {
   CHECK(crc32c::extend_portable(0, "123456789", 9) == 0xe3069283u);
   // Every length 0..300 at every alignment 0..7, continued from a non-zero CRC.
-  std::string data(400, '\0');
-  uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (char& c : data) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    c = static_cast<char>(x);
-  }
+  const std::string data = xorshift_bytes(400, 0x9e3779b97f4a7c15ull);
   for (size_t align = 0; align < 8; ++align) {
     for (size_t n = 0; n <= 300; ++n) {
       const char* p = data.data() + align;
@@ -103,14 +112,7 @@ TEST_CASE("crc32c: long buffers, checked in three stripes, agree with the table 
   // The CPU path cuts buffers of 768 bytes and more into three stripes (of 2,048 bytes from
   // 6,144 on, else of 256) and joins their CRCs: every length around those edges, and a few
   // block-sized ones, at several alignments, each from a non-zero CRC and from zero.
-  std::string data(40000 + 8, '\0');
-  uint64_t x = 0x2545f4914f6cdd1dull;
-  for (char& c : data) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    c = static_cast<char>(x);
-  }
+  const std::string data = xorshift_bytes(40000 + 8, 0x2545f4914f6cdd1dull);
   std::vector<size_t> lengths;
   for (size_t edge : {size_t{768}, size_t{1536}, size_t{6144}, size_t{12288}}) {
     for (size_t n = edge - 17; n <= edge + 17; ++n) lengths.push_back(n);
