@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -326,9 +327,15 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     std::fflush(stderr);
     const uint64_t written_before = proc_io_bytes("write_bytes");
     const std::optional<Engine::CommitTotals> totals_before = engine->commit_totals();
+    // Bytes and calls of read(2)-like system calls over the phase, page cache hits included:
+    // the blocks a phase's reads (and the background work meanwhile) fetched from files.
+    const uint64_t read_before = proc_io_bytes("rchar");
+    const uint64_t read_calls_before = proc_io_bytes("syscr");
     if (id == config.profile_phase) perf.send("enable");
     PhaseResult r = run_phase(id, ops, clients, seed++, op);
     if (id == config.profile_phase) perf.send("disable");
+    const uint64_t read_mib = (proc_io_bytes("rchar") - read_before) >> 20;
+    const uint64_t read_calls = proc_io_bytes("syscr") - read_calls_before;
     if (const std::optional<Engine::CommitTotals> after = engine->commit_totals();
         after && totals_before) {
       r.commits = after->commits - totals_before->commits;
@@ -347,9 +354,11 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     r.disk_after = size.allocated;
     r.files_after = size.files;
     const std::string shape = engine->shape();
-    std::fprintf(stderr, " %.2f s, %.0f ops/s, settled in %.2f s%s%s\n", r.seconds,
-                 r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, r.settle_seconds,
-                 shape.empty() ? "" : ", tables per level ", shape.c_str());
+    std::fprintf(
+        stderr,
+        " %.2f s, %.0f ops/s, read %" PRIu64 " MiB in %" PRIu64 " calls, settled in %.2f s%s%s\n",
+        r.seconds, r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, read_mib,
+        read_calls, r.settle_seconds, shape.empty() ? "" : ", tables per level ", shape.c_str());
     sink.phase(r);
   };
   Engine& e = *engine;
