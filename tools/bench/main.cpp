@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +221,14 @@ uint64_t proc_io_bytes(const char* field) {
   return 0;
 }
 
+// Minor page faults of the whole process so far (fresh pages of the heap, pages of the
+// page cache mapped in): with the phase's file reads, where its kernel time goes.
+uint64_t minor_faults() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<uint64_t>(usage.ru_minflt);
+}
+
 // The files under `dir`: the bytes they occupy on disk (allocated blocks, so LMDB's sparse map
 // counts only what it wrote), and the sum of their sizes.
 struct DirSize {
@@ -331,11 +340,13 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     // the blocks a phase's reads (and the background work meanwhile) fetched from files.
     const uint64_t read_before = proc_io_bytes("rchar");
     const uint64_t read_calls_before = proc_io_bytes("syscr");
+    const uint64_t faults_before = minor_faults();
     if (id == config.profile_phase) perf.send("enable");
     PhaseResult r = run_phase(id, ops, clients, seed++, op);
     if (id == config.profile_phase) perf.send("disable");
     const uint64_t read_mib = (proc_io_bytes("rchar") - read_before) >> 20;
     const uint64_t read_calls = proc_io_bytes("syscr") - read_calls_before;
+    const uint64_t faults = minor_faults() - faults_before;
     if (const std::optional<Engine::CommitTotals> after = engine->commit_totals();
         after && totals_before) {
       r.commits = after->commits - totals_before->commits;
@@ -356,9 +367,10 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     const std::string shape = engine->shape();
     std::fprintf(
         stderr,
-        " %.2f s, %.0f ops/s, read %" PRIu64 " MiB in %" PRIu64 " calls, settled in %.2f s%s%s\n",
+        " %.2f s, %.0f ops/s, read %" PRIu64 " MiB in %" PRIu64 " calls, %" PRIu64
+        " page faults, settled in %.2f s%s%s\n",
         r.seconds, r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, read_mib,
-        read_calls, r.settle_seconds, shape.empty() ? "" : ", tables per level ", shape.c_str());
+        read_calls, faults, r.settle_seconds, shape.empty() ? "" : ", tables per level ", shape.c_str());
     sink.phase(r);
   };
   Engine& e = *engine;
