@@ -17,6 +17,7 @@
 #include "sstable/table.h"
 #include "sstable/table_builder.h"
 #include "sstable/two_level_iterator.h"
+#include "support/counting_blocks.h"
 #include "support/string_object_reader.h"
 
 using namespace skv;
@@ -220,15 +221,20 @@ TEST_CASE("tables iterate both ways like the model", "[table]") {
 TEST_CASE("get returns the version visible at each snapshot", "[table]") {
   const bool zstd = GENERATE(false, true);
   const int bloom_bits = GENERATE(0, 10);
+  const bool pooled = GENERATE(false, true);  // blocks read into a BlockBufferPool's chunks
   const uint64_t seed = 5000 + (zstd ? 1 : 0) + static_cast<uint64_t>(bloom_bits);
-  INFO("seed " << seed);
+  INFO("seed " << seed << (pooled ? ", pooled buffers" : ""));
   std::mt19937_64 rng(seed);
   const Model m = make_model(rng, 250, zstd);
   TableOptions opts;
   opts.block_size = 300;
   opts.compression = zstd ? Compression::Zstd : Compression::None;
   opts.bloom_bits_per_key = bloom_bits;
-  BlockCache cache(64 * 1024);
+  BlockCache cache(64 * 1024,
+                   pooled ? BlockBufferPool::create(
+                                std::make_shared<testing::CountingBlocks>(64 * 1024), 256 * 1024)
+                          : nullptr);
+  REQUIRE((cache.buffers() != nullptr) == pooled);
   auto table = open_table(build(m, opts), &cache);
 
   std::vector<SequenceNumber> snapshots = {
@@ -265,6 +271,8 @@ TEST_CASE("get returns the version visible at each snapshot", "[table]") {
   // Without a filter nothing is ruled out; with one, nearly every absent key is.
   if (bloom_bits == 0) CHECK(filtered == 0);
   if (bloom_bits > 0) CHECK(filtered > 480);
+  // The cache (64 KiB) is smaller than the table, so its buffers were freed and taken again.
+  if (pooled) CHECK(cache.buffers()->chunk_bytes() > 0);
 }
 
 TEST_CASE("properties describe the table and zstd shrinks it", "[table]") {

@@ -742,6 +742,78 @@ TEST_CASE("a table goes down a level by a move only where both levels compress a
   require_ok(tree.close());
 }
 
+TEST_CASE("a tree reads its cached blocks into its platform's memory blocks", "[tree][memory]") {
+  constexpr size_t kPreferred = 96 * 1024;
+  constexpr size_t kCache = 1 << 20;
+  auto blocks = std::make_shared<CountingBlocks>(kPreferred);
+  auto p = std::make_shared<BlocksPlatform>(new_platform(), blocks);
+  auto value_of = [](int j) { return std::string(300, static_cast<char>('a' + j % 26)); };
+  {
+    Tree tree = open_or_fail(TreeBuilder()
+                                 .with_path("db")
+                                 .with_platform(p)
+                                 .with_block_cache_capacity(kCache)
+                                 .with_block_size(4096));
+    for (int i = 0; i < 6000; i += 200) {
+      Transaction tx = begin_or_fail(tree);
+      for (int j = i; j < i + 200; ++j) {
+        char key[16];
+        std::snprintf(key, sizeof(key), "k%06d", j);
+        require_ok(tx.set(key, value_of(j)));
+      }
+      require_ok(tx.commit().wait());
+    }
+    require_ok(tree.flush().wait());
+    CHECK(tree.stats().block_cache_pool_bytes == 0);  // nothing read yet
+    const size_t memtable_blocks = blocks->live_blocks();
+
+    // 6,000 rows of ~310 bytes: about twice what the cache holds, so buffers are reused.
+    for (int round = 0; round < 2; ++round) {
+      Transaction tx = begin_or_fail(tree, Mode::ReadOnly);
+      for (int j = 0; j < 6000; j += 7) {
+        char key[16];
+        std::snprintf(key, sizeof(key), "k%06d", j);
+        Result<std::optional<std::string>> got = tx.get(key);
+        require_ok(got.status());
+        REQUIRE(got.value() == value_of(j));
+      }
+    }
+    const TreeStats st = tree.stats();
+    CHECK(st.block_cache_pool_bytes > 0);
+    CHECK(st.block_cache_pool_bytes % kPreferred == 0);
+    CHECK(st.block_cache_pool_bytes <= kCache + kCache / 16);
+    CHECK(st.block_cache_usage <= kCache);
+    CHECK(blocks->live_blocks() >= memtable_blocks + st.block_cache_pool_bytes / kPreferred);
+
+    // An iterator open across the close holds its block (and with it the pool) until it is
+    // destroyed, after the tree: the chunks go back only then.
+    Transaction reader = begin_or_fail(tree, Mode::ReadOnly);
+    Result<Iterator> it = reader.range("k000100", "k000200");
+    require_ok(it.status());
+    moved(it->seek_first(), *it);
+    REQUIRE(it->valid());
+    const std::string first_value(*it->value());
+    CHECK(first_value == value_of(100));
+    require_ok(tree.close());
+    CHECK(blocks->live_blocks() > 0);
+  }
+  CHECK(blocks->live_blocks() == 0);
+  CHECK(blocks->bad_releases() == 0);
+
+  // A platform whose memory is the heap's keeps the cache's blocks on the heap.
+  auto heap = new_platform();
+  Tree tree = open_or_fail(builder(heap).with_block_cache_capacity(kCache));
+  Transaction tx = begin_or_fail(tree);
+  require_ok(tx.set("k", "v"));
+  require_ok(tx.commit().wait());
+  require_ok(tree.flush().wait());
+  Transaction reader = begin_or_fail(tree, Mode::ReadOnly);
+  Result<std::optional<std::string>> got = reader.get("k");
+  require_ok(got.status());
+  CHECK(got.value() == "v");
+  CHECK(tree.stats().block_cache_pool_bytes == 0);
+}
+
 TEST_CASE("a tree carves its memtables from its platform's memory blocks", "[tree][memory]") {
   constexpr size_t kPreferred = 96 * 1024;
   auto blocks = std::make_shared<CountingBlocks>(kPreferred);

@@ -1,4 +1,5 @@
-// PosixMemoryBlocks (posix_platform.h): 2 MiB-aligned mappings for the memtable's arena blocks.
+// PosixMemoryBlocks (posix_platform.h): 2 MiB-aligned mappings for the memtable's arena blocks
+// and the block cache's buffer pool.
 
 #include <sys/mman.h>
 

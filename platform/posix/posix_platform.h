@@ -56,11 +56,12 @@ class PosixClock final : public Clock {
   uint64_t now_nanos() override;
 };
 
-// Memtable memory for the native build. A block whose size is a multiple of 2 MiB is a mapping of
-// its own, aligned to 2 MiB and, on Linux, marked with madvise(MADV_HUGEPAGE) before it is first
-// touched, so that where transparent huge pages are enabled ("always" or "madvise") the kernel may
-// back it with 2 MiB pages: a skiplist search then takes few TLB misses. It is unmapped when
-// released, so a flushed memtable's memory goes back to the system at once. Other sizes come
+// Memtable and block cache memory for the native build. A block whose size is a multiple of 2 MiB
+// is a mapping of its own, aligned to 2 MiB and, on Linux, marked with madvise(MADV_HUGEPAGE)
+// before it is first touched, so that where transparent huge pages are enabled ("always" or
+// "madvise") the kernel may back it with 2 MiB pages: a skiplist search then takes few TLB
+// misses, and a block cache miss reads into pages already mapped. It is unmapped when released,
+// so a flushed memtable's memory goes back to the system at once. Other sizes come
 // from the heap. Where the kernel has no huge pages the mapping still works, with 4 KiB pages.
 class PosixMemoryBlocks final : public MemoryBlocks {
  public:

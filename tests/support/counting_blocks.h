@@ -8,8 +8,10 @@
 #define SKV_TESTS_SUPPORT_COUNTING_BLOCKS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 
 #include "skv/platform.h"
@@ -18,10 +20,16 @@ namespace skv::testing {
 
 class CountingBlocks final : public MemoryBlocks {
  public:
-  explicit CountingBlocks(size_t preferred = 0) : preferred_(preferred) {}
+  // `max_live`: allocate() throws std::bad_alloc while that many blocks are out.
+  explicit CountingBlocks(size_t preferred = 0, size_t max_live = SIZE_MAX)
+      : preferred_(preferred), max_live_(max_live) {}
 
   size_t preferred_block_size() const override { return preferred_; }
   char* allocate(size_t bytes) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (live_.size() >= max_live_) throw std::bad_alloc();
+    }
     char* p = heap_memory_blocks()->allocate(bytes);
     std::lock_guard<std::mutex> lock(mu_);
     live_[p] = bytes;
@@ -73,6 +81,7 @@ class CountingBlocks final : public MemoryBlocks {
 
  private:
   const size_t preferred_;
+  const size_t max_live_;
   mutable std::mutex mu_;
   std::map<char*, size_t> live_;
   std::set<size_t> sizes_;

@@ -365,12 +365,12 @@ void run_engine(const RunConfig& config, const std::string& key, const Sink& sin
     r.disk_after = size.allocated;
     r.files_after = size.files;
     const std::string shape = engine->shape();
-    std::fprintf(
-        stderr,
-        " %.2f s, %.0f ops/s, read %" PRIu64 " MiB in %" PRIu64 " calls, %" PRIu64
-        " page faults, settled in %.2f s%s%s\n",
-        r.seconds, r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, read_mib,
-        read_calls, faults, r.settle_seconds, shape.empty() ? "" : ", tables per level ", shape.c_str());
+    std::fprintf(stderr,
+                 " %.2f s, %.0f ops/s, read %" PRIu64 " MiB in %" PRIu64 " calls, %" PRIu64
+                 " page faults, settled in %.2f s%s%s\n",
+                 r.seconds, r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0.0, read_mib,
+                 read_calls, faults, r.settle_seconds, shape.empty() ? "" : ", tables per level ",
+                 shape.c_str());
     sink.phase(r);
   };
   Engine& e = *engine;

@@ -86,7 +86,7 @@ class SkvEngine final : public Engine {
            " WAL writes, " + std::to_string(s.wal_syncs) + " WAL syncs, " +
            std::to_string(s.flushes) + " flushes, " + std::to_string(s.compactions) +
            " compactions, " + std::to_string(s.stalls) + " stalled commits, files per level " +
-           levels;
+           levels + ", block cache pool " + std::to_string(s.block_cache_pool_bytes >> 20) + " MiB";
   }
 
   void close() override {

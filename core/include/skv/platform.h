@@ -218,10 +218,13 @@ class Executor {
   virtual size_t run_pending(size_t max_tasks) = 0;
 };
 
-// Large blocks of memory for the memtable's arena: every committed write is copied into one, and
-// every read of recent data walks a skiplist through them. A platform can serve them from memory
-// that suits that walk (natively: 2 MiB-aligned mappings the kernel may back with huge pages, so
-// a search takes fewer TLB misses); the default is the heap.
+// Large blocks of memory for the memtable's arena and the block cache. Every committed write is
+// copied into an arena block, and every read of recent data walks a skiplist through them; every
+// block cache miss reads a table block into a buffer carved from one (the cache's pool,
+// docs/memory.md). A platform can serve them from memory that suits that work (natively: 2 MiB-
+// aligned mappings the kernel may back with huge pages, so a search takes fewer TLB misses and a
+// read fills pages that are already there); the default is the heap, which the block cache then
+// uses directly.
 class MemoryBlocks {
  public:
   virtual ~MemoryBlocks() = default;

@@ -65,9 +65,13 @@ struct TreeStats {
   uint64_t stalls = 0;                  // commits that waited for background work
   uint64_t block_cache_usage = 0;       // bytes held by the block cache
   uint64_t block_cache_scan_usage = 0;  // of which counts' blocks (a quarter at most)
-  uint64_t commits = 0;                 // commits written to the WAL since open
-  uint64_t commit_groups = 0;           // WAL writes that carried them (group commit: <= commits)
-  uint64_t wal_syncs = 0;               // WAL syncs issued for Immediate commits
+  // Memory set aside for the cache's blocks: the chunks of the platform's memory blocks (huge
+  // pages natively) they are read into, at most 17/16 of the capacity; 0 where the platform has
+  // none to offer (wasm) or the cache is below about 4 MiB (docs/memory.md).
+  uint64_t block_cache_pool_bytes = 0;
+  uint64_t commits = 0;        // commits written to the WAL since open
+  uint64_t commit_groups = 0;  // WAL writes that carried them (group commit: <= commits)
+  uint64_t wal_syncs = 0;      // WAL syncs issued for Immediate commits
   // The value log (docs/vlog.md), as the current version records it.
   uint64_t vlog_files = 0;           // value log files the tree points into
   uint64_t vlog_bytes = 0;           // their size

@@ -315,6 +315,7 @@ class Shard {
 }  // namespace
 
 struct BlockCache::Rep {
+  BlockBufferPool::Handle buffers;  // declared first: dropped after the shards' entries
   size_t capacity = 0;
   std::vector<Shard> shards;
 
@@ -322,7 +323,9 @@ struct BlockCache::Rep {
   Shard& shard_for(uint64_t hash) { return shards[static_cast<size_t>(hash % shards.size())]; }
 };
 
-BlockCache::BlockCache(size_t capacity) : rep_(std::make_unique<Rep>()) {
+BlockCache::BlockCache(size_t capacity, BlockBufferPool::Handle buffers)
+    : rep_(std::make_unique<Rep>()) {
+  rep_->buffers = std::move(buffers);
   rep_->capacity = capacity;
   size_t n = 1;
   while (n < kMaxShards && capacity / (n * 2) >= kMinShardCapacity) n *= 2;
@@ -376,5 +379,7 @@ size_t BlockCache::low_usage() const {
 size_t BlockCache::capacity() const { return rep_->capacity; }
 
 size_t BlockCache::num_shards() const { return rep_->shards.size(); }
+
+BlockBufferPool* BlockCache::buffers() const { return rep_->buffers.get(); }
 
 }  // namespace skv

@@ -28,11 +28,15 @@
 #include <functional>
 #include <memory>
 
+#include "cache/block_buffer_pool.h"
+
 namespace skv {
 
 class BlockCache {
  public:
-  explicit BlockCache(size_t capacity);
+  // `buffers`, when not null, is the memory the blocks read through this cache are read into
+  // (block_buffer_pool.h); its buffers may outlive the cache.
+  explicit BlockCache(size_t capacity, BlockBufferPool::Handle buffers = nullptr);
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
   ~BlockCache();
@@ -70,6 +74,8 @@ class BlockCache {
   size_t low_usage() const;
   size_t capacity() const;
   size_t num_shards() const;
+  // The pool given at construction, or null.
+  BlockBufferPool* buffers() const;
 
  private:
   struct Rep;

@@ -42,7 +42,9 @@ class Block {
   // REQUIRES: i < num_restarts().
   uint32_t restart_point(uint32_t i) const;
   // Bytes held in memory: the contents and the restart words below (what the cache charges).
-  size_t memory_usage() const { return contents_.size + size_t{words_ ? num_restarts_ : 0} * 8; }
+  size_t memory_usage() const {
+    return contents_.memory_usage() + size_t{words_ ? num_restarts_ : 0} * 8;
+  }
 
   // Narrows a seek for an internal key with user key `target` to the restarts [*lo, *hi): every
   // restart before *lo has a key below any internal key of `target`, every restart from *hi on a

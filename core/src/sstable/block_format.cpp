@@ -108,7 +108,7 @@ Status decode_sealed_table_footer(std::string_view input, const crypto::FileCiph
 
 BlockContents BlockContents::copy_of(std::string_view bytes) {
   BlockContents c;
-  c.data.reset(new char[bytes.size() == 0 ? 1 : bytes.size()]);
+  c.data = BlockBuffer::allocate(bytes.size(), nullptr);
   if (!bytes.empty()) std::memcpy(c.data.get(), bytes.data(), bytes.size());
   c.size = bytes.size();
   return c;
@@ -159,7 +159,7 @@ void BlockEncoder::encode_payload(std::string_view raw, bool allow_compression, 
 }
 
 Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h, uint64_t max_size,
-                                 const crypto::FileCipher* cipher) {
+                                 const crypto::FileCipher* cipher, BlockBufferPool* buffers) {
   const std::string& name = file.name();
   const uint64_t limit = std::min<uint64_t>(max_size, kMaxBlockSize);
   if (h.size > limit) {
@@ -173,7 +173,7 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
   if (h.offset > file_size || n > file_size - h.offset) {
     return corrupt(name, "block handle outside the file", h.offset);
   }
-  std::unique_ptr<char[]> buf(new char[n]);
+  BlockBuffer buf = BlockBuffer::allocate(static_cast<size_t>(n), buffers);
   std::string_view got;
   SKV_RETURN_IF_ERROR(file.read_at(h.offset, static_cast<size_t>(n), buf.get(), &got));
   if (got.size() != n) return corrupt(name, "truncated block", h.offset);
@@ -199,7 +199,11 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
       c.size = payload;
       return c;
     }
-    return BlockContents::copy_of(std::string_view(data, payload));
+    BlockContents c;
+    c.data = BlockBuffer::allocate(payload, buffers);
+    if (payload != 0) std::memcpy(c.data.get(), data, payload);
+    c.size = payload;
+    return c;
   }
   if (type != kBlockTypeZstd) return corrupt(name, "unknown block compression type", h.offset);
 
@@ -220,7 +224,7 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
   ZSTD_DCtx* dctx = thread_dctx();
   if (dctx == nullptr) return Status::io_error(name + ": cannot allocate a zstd context");
   BlockContents c;
-  c.data.reset(new char[raw_size == 0 ? 1 : raw_size]);
+  c.data = BlockBuffer::allocate(static_cast<size_t>(raw_size), buffers);
   size_t r = ZSTD_decompressDCtx(dctx, c.data.get(), static_cast<size_t>(raw_size), p, frame_size);
   if (ZSTD_isError(r) || r != raw_size) {
     return corrupt(name, "block decompression failed", h.offset);

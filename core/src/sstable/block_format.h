@@ -44,6 +44,7 @@
 #include <string>
 #include <string_view>
 
+#include "cache/block_buffer_pool.h"
 #include "crypto/file_cipher.h"
 #include "skv/options.h"
 #include "skv/platform.h"
@@ -104,10 +105,12 @@ Status decode_sealed_table_footer(std::string_view input, const crypto::FileCiph
 
 // The decoded contents of a block, owned. `data` may hold more bytes than `size`.
 struct BlockContents {
-  std::unique_ptr<char[]> data;
+  BlockBuffer data;
   size_t size = 0;
 
   std::string_view view() const { return {data.get(), size}; }
+  // The bytes held in memory for these contents (at least size).
+  size_t memory_usage() const { return data.capacity(); }
   static BlockContents copy_of(std::string_view bytes);
 };
 
@@ -157,9 +160,12 @@ class BlockEncoder {
 // With a `cipher` the block is a sealed_block: after the checksum it is opened with h.offset as
 // its position, and Corruption (naming the file and offset) if it fails authentication, before
 // its compression type or contents are looked at.
+// The block's bytes are read (and decoded) into memory from `buffers` when it is not null (the
+// block cache's pool, for data blocks), from the heap otherwise.
 Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
                                  uint64_t max_size = kMaxBlockSize,
-                                 const crypto::FileCipher* cipher = nullptr);
+                                 const crypto::FileCipher* cipher = nullptr,
+                                 BlockBufferPool* buffers = nullptr);
 
 }  // namespace skv
 

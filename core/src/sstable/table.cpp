@@ -128,7 +128,8 @@ struct Table::Rep {
     // that failed before.
     Status known = corrupt_blocks.find(h.offset);
     if (!known.ok()) return known;
-    Result<BlockContents> contents = read_block(reader, h, limits.data, cipher.get());
+    Result<BlockContents> contents = read_block(reader, h, limits.data, cipher.get(),
+                                                cache != nullptr ? cache->buffers() : nullptr);
     if (!contents.ok()) {
       corrupt_blocks.note(h.offset, contents.status());
       return contents.status();
