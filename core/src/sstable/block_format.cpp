@@ -106,9 +106,9 @@ Status decode_sealed_table_footer(std::string_view input, const crypto::FileCiph
   return Status::OK();
 }
 
-BlockContents BlockContents::copy_of(std::string_view bytes) {
+BlockContents BlockContents::copy_of(std::string_view bytes, BlockBufferPool* buffers) {
   BlockContents c;
-  c.data = BlockBuffer::allocate(bytes.size(), nullptr);
+  c.data = BlockBuffer::allocate(bytes.size(), buffers);
   if (!bytes.empty()) std::memcpy(c.data.get(), bytes.data(), bytes.size());
   c.size = bytes.size();
   return c;
@@ -199,11 +199,7 @@ Result<BlockContents> read_block(const ObjectReader& file, const BlockHandle& h,
       c.size = payload;
       return c;
     }
-    BlockContents c;
-    c.data = BlockBuffer::allocate(payload, buffers);
-    if (payload != 0) std::memcpy(c.data.get(), data, payload);
-    c.size = payload;
-    return c;
+    return BlockContents::copy_of(std::string_view(data, payload), buffers);
   }
   if (type != kBlockTypeZstd) return corrupt(name, "unknown block compression type", h.offset);
 

@@ -111,7 +111,8 @@ struct BlockContents {
   std::string_view view() const { return {data.get(), size}; }
   // The bytes held in memory for these contents (at least size).
   size_t memory_usage() const { return data.capacity(); }
-  static BlockContents copy_of(std::string_view bytes);
+  // A copy of `bytes`, in memory from `buffers` when it is not null, from the heap otherwise.
+  static BlockContents copy_of(std::string_view bytes, BlockBufferPool* buffers = nullptr);
 };
 
 // Frames blocks for writing: compresses (when asked and worthwhile) and adds the trailer, and
