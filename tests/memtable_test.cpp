@@ -73,10 +73,11 @@ TEST_CASE("memtable matches a model: iteration, seeks and snapshot reads", "[mem
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
   std::vector<std::string> keys = key_space(rng, 60);
-  // Without a key filter, with one line shared by every key, and with one that tells keys apart.
-  const size_t filter_bytes = GENERATE(size_t{0}, size_t{64}, size_t{4096});
-  INFO("filter bytes " << filter_bytes);
-  MemTable mt(Arena::kBlockSize, filter_bytes);
+  // A key index sized for fewer keys than the test writes (it grows on the way) and ones sized
+  // for more.
+  const size_t expected_keys = GENERATE(size_t{0}, size_t{64}, size_t{4096});
+  INFO("expected keys " << expected_keys);
+  MemTable mt(Arena::kBlockSize, expected_keys);
   Model model;
   SequenceNumber seq = 0;
   size_t last_usage = mt.approximate_memory_usage();
@@ -176,9 +177,9 @@ TEST_CASE("memtable readers run beside one writer without locks", "[memtable]") 
   INFO("seed " << seed);
   constexpr int kWrites = 20000;
   constexpr int kKeys = 200;
-  const size_t filter_bytes = GENERATE(size_t{0}, size_t{256});
-  INFO("filter bytes " << filter_bytes);
-  MemTable mt(Arena::kBlockSize, filter_bytes);
+  const size_t expected_keys = GENERATE(size_t{0}, size_t{256});
+  INFO("expected keys " << expected_keys);
+  MemTable mt(Arena::kBlockSize, expected_keys);
   std::atomic<SequenceNumber> visible{0};
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};

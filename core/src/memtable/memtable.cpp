@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "memtable/arena.h"
+#include "memtable/key_index.h"
 #include "memtable/skiplist.h"
 #include "util/coding.h"
 
@@ -25,6 +26,13 @@ std::string_view entry_key(const char* entry) {
   uint32_t len = 0;
   const char* p = decode_varint32(entry, entry + kMaxVarint32Bytes, &len);
   return {p, len};
+}
+
+std::string_view entry_user_key(const char* entry) { return extract_user_key(entry_key(entry)); }
+
+// Versions of one user key: the higher sequence number is newer (internal key order).
+bool entry_is_newer(const char* a, const char* b) {
+  return extract_trailer(entry_key(a)) > extract_trailer(entry_key(b));
 }
 
 std::string_view entry_value(const char* entry) {
@@ -101,22 +109,33 @@ class MemTableIterator final : public InternalIterator {
   std::string tmp_;
 };
 
+// Fills *out from `entry`, one version.
+void read_entry(const char* entry, MemTable::GetResult* out) {
+  const std::string_view ikey = entry_key(entry);
+  const uint64_t trailer = extract_trailer(ikey);
+  out->kind = static_cast<ValueKind>(trailer & 0xff);
+  out->sequence = trailer >> 8;
+  out->timestamp = extract_timestamp(ikey);
+  out->value = out->kind == ValueKind::Value ? entry_value(entry) : std::string_view();
+}
+
 }  // namespace
 
 struct MemTable::Rep {
-  Rep(size_t arena_block_size, size_t filter_bytes, std::shared_ptr<MemoryBlocks> blocks)
-      : arena(arena_block_size, 0, std::move(blocks)), filter(filter_bytes) {}
+  Rep(size_t arena_block_size, size_t expected_keys, std::shared_ptr<MemoryBlocks> blocks)
+      : arena(arena_block_size, 0, blocks),
+        index(expected_keys, &entry_user_key, &entry_is_newer, std::move(blocks)) {}
   Arena arena;
-  KeyFilter filter;
+  KeyIndex index;
   EntryList list{EntryComparator(), &arena};
   std::atomic<uint64_t> num_entries{0};
   std::atomic<SequenceNumber> largest_sequence{0};
   std::atomic<uint64_t> largest_commit_timestamp{0};
 };
 
-MemTable::MemTable(size_t arena_block_size, size_t filter_bytes,
+MemTable::MemTable(size_t arena_block_size, size_t expected_keys,
                    std::shared_ptr<MemoryBlocks> blocks)
-    : rep_(std::make_unique<Rep>(arena_block_size, filter_bytes, std::move(blocks))) {}
+    : rep_(std::make_unique<Rep>(arena_block_size, expected_keys, std::move(blocks))) {}
 
 MemTable::~MemTable() = default;
 
@@ -126,9 +145,10 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
   const size_t ikey_len = user_key.size() + kInternalKeySuffix;
   const size_t len =
       varint_length(ikey_len) + ikey_len + varint_length(value.size()) + value.size();
-  rep_->filter.add(user_key);  // before the insert: see KeyFilter's ordering note
+  const char* entry = nullptr;
   // The entry goes right after its node's links, so a search step reads one stretch of memory.
   rep_->list.insert_with_room(len, [&](char* buf) -> const char* {
+    entry = buf;
     char* p = encode_varint32(buf, static_cast<uint32_t>(ikey_len));
     std::memcpy(p, user_key.data(), user_key.size());
     p += user_key.size();
@@ -140,6 +160,7 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
     assert(p + value.size() == buf + len);
     return buf;
   });
+  rep_->index.put(user_key, entry);  // after the link: see KeyIndex's ordering note
   rep_->num_entries.fetch_add(1, std::memory_order_release);
   if (seq > rep_->largest_sequence.load(std::memory_order_relaxed)) {
     rep_->largest_sequence.store(seq, std::memory_order_release);
@@ -147,24 +168,30 @@ void MemTable::add(SequenceNumber seq, ValueKind kind, std::string_view user_key
 }
 
 bool MemTable::get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const {
-  if (!rep_->filter.may_contain(user_key)) return false;
+  const char* newest = nullptr;
+  switch (rep_->index.find(user_key, &newest)) {
+    case KeyIndex::Lookup::Absent:
+      return false;
+    case KeyIndex::Lookup::Found:
+      read_entry(newest, out);
+      if (out->sequence <= snapshot) return true;
+      break;  // written after the snapshot: the version it sees is older, in the skiplist
+    case KeyIndex::Lookup::Unknown:
+      break;
+  }
   if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
   const SeekEntry target(user_key, snapshot);
   EntryList::Iterator iter(&rep_->list);
   iter.seek(target.entry());
   if (!iter.valid()) return false;
-  std::string_view ikey = entry_key(iter.key());
-  if (compare_user_keys(extract_user_key(ikey), user_key) != 0) return false;
-  const uint64_t trailer = extract_trailer(ikey);
-  out->kind = static_cast<ValueKind>(trailer & 0xff);
-  out->sequence = trailer >> 8;
-  out->timestamp = extract_timestamp(ikey);
-  out->value = out->kind == ValueKind::Value ? entry_value(iter.key()) : std::string_view();
+  if (compare_user_keys(entry_user_key(iter.key()), user_key) != 0) return false;
+  read_entry(iter.key(), out);
   return true;
 }
 
 bool MemTable::may_contain(std::string_view user_key) const {
-  return rep_->filter.may_contain(user_key);
+  const char* newest = nullptr;
+  return rep_->index.find(user_key, &newest) != KeyIndex::Lookup::Absent;
 }
 
 std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
@@ -172,8 +199,10 @@ std::unique_ptr<InternalIterator> MemTable::new_iterator() const {
 }
 
 size_t MemTable::approximate_memory_usage() const {
-  return rep_->arena.memory_usage() + rep_->filter.memory_usage();
+  return rep_->arena.memory_usage() + rep_->index.memory_usage();
 }
+
+size_t MemTable::distinct_keys() const { return rep_->index.keys(); }
 
 uint64_t MemTable::num_entries() const { return rep_->num_entries.load(std::memory_order_acquire); }
 

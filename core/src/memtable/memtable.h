@@ -17,17 +17,17 @@
 #include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
 #include "memtable/arena.h"
-#include "memtable/key_filter.h"
 
 namespace skv {
 
 class MemTable {
  public:
   // `arena_block_size`: the size of the memory blocks entries are carved from (memory usage
-  // grows in steps of it), see Arena. `filter_bytes`: the size of the key filter that lets get()
-  // skip the skiplist for keys never added (memtable/key_filter.h); 0 for none. `blocks`: where
-  // the arena's blocks come from (a tree passes its platform's). REQUIRES: blocks != nullptr.
-  explicit MemTable(size_t arena_block_size = Arena::kBlockSize, size_t filter_bytes = 0,
+  // grows in steps of it), see Arena. `expected_keys`: the distinct user keys the key index
+  // (memtable/key_index.h, which lets get() skip the skiplist walk) is sized for before it first
+  // grows. `blocks`: where the arena's blocks come from (a tree passes its platform's).
+  // REQUIRES: blocks != nullptr.
+  explicit MemTable(size_t arena_block_size = Arena::kBlockSize, size_t expected_keys = 0,
                     std::shared_ptr<MemoryBlocks> blocks = heap_memory_blocks());
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
@@ -47,16 +47,18 @@ class MemTable {
   // memtable has none.
   bool get(std::string_view user_key, SequenceNumber snapshot, GetResult* out) const;
 
-  // False only if this memtable holds no version of `user_key` (its key filter says so). A version
+  // False only if this memtable holds no version of `user_key` (its key index says so). A version
   // added later was committed after every snapshot taken before this call.
   bool may_contain(std::string_view user_key) const;
 
   // A cursor over every entry (all versions), in internal-key order. Supports both directions.
   std::unique_ptr<InternalIterator> new_iterator() const;
 
-  // Bytes allocated by the arena, the skiplist and the key filter, the figure compared with
+  // Bytes allocated by the arena, the skiplist and the key index, the figure compared with
   // memtable_size.
   size_t approximate_memory_usage() const;
+  // Distinct user keys added.
+  size_t distinct_keys() const;
   uint64_t num_entries() const;
   bool empty() const { return num_entries() == 0; }
   SequenceNumber largest_sequence() const;

@@ -160,11 +160,13 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
     if (preferred > 0 && options_.memtable_size / 16 >= preferred) return preferred;
     return std::clamp<size_t>(options_.memtable_size / 8, 4096, 256 * 1024);
   }
-  // Each memtable's key filter takes a 64th of the memtable size (1 MiB for the default
-  // 64 MiB): about 128 bits a key for entries of 1 KiB, 8 for entries of 64 bytes.
-  size_t memtable_filter_bytes() const { return options_.memtable_size / 64; }
+  // A memtable's key index starts sized for one key per KiB of the memtable size (1 MiB of slots
+  // for the default 64 MiB), or for as many keys as the memtable it replaces held, so a steady
+  // workload does not grow it again. REQUIRES: mu_ held, or the tree not yet shared.
   std::shared_ptr<MemTable> new_memtable() const {
-    return std::make_shared<MemTable>(arena_block_size(), memtable_filter_bytes(), memory_blocks_);
+    size_t expected_keys = options_.memtable_size / 1024;
+    if (mem_ != nullptr) expected_keys = std::max(expected_keys, mem_->distinct_keys());
+    return std::make_shared<MemTable>(arena_block_size(), expected_keys, memory_blocks_);
   }
   void delete_obsolete_files();  // REQUIRES: mu_ held
 
