@@ -18,6 +18,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -181,10 +182,56 @@ TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
   REQUIRE(f->read_at(1000, 4, scratch, &got).ok());  // past the end: nothing
   CHECK(got.empty());
 
-  SECTION("no room ahead: reserve is declined and the file is as it was") {
-    CHECK(f->reserve(1 << 20).code() == Code::NotSupported);
+  SECTION("room ahead: zeros past the end, appends over them, reads and size end at the data") {
+    const std::string path = tmp.sub("db/000001.wal");
+    auto stored = [&] {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    REQUIRE(f->reserve(4096).ok());
     CHECK(f->size() == 11);
-    CHECK(fs::file_size(tmp.sub("db/000001.wal")) == 11);
+    CHECK(fs::file_size(path) == 4096);
+    REQUIRE(f->read_at(8, 100, scratch, &got).ok());  // ends at the last append, not the zeros
+    CHECK(got == "rld");
+    REQUIRE(f->read_at(11, 4, scratch, &got).ok());
+    CHECK(got.empty());
+    REQUIRE(f->append("!!").ok());  // over the zeros, not after them
+    CHECK(f->size() == 13);
+    CHECK(fs::file_size(path) == 4096);
+    CHECK(read_all(*f) == "hello world!!");
+    CHECK(stored() == "hello world!!" + std::string(4096 - 13, '\0'));
+    REQUIRE(f->reserve(100).ok());  // already there: nothing changes
+    CHECK(fs::file_size(path) == 4096);
+    const std::string big(5000, 'b');  // past the reserved end: the file grows
+    REQUIRE(f->append(big).ok());
+    CHECK(f->size() == 5013);
+    CHECK(fs::file_size(path) == 5013);
+    REQUIRE(f->reserve(8192).ok());
+    CHECK(fs::file_size(path) == 8192);
+    // Cutting at size() drops the zeros; appends go on at the end.
+    REQUIRE(f->truncate(f->size()).ok());
+    CHECK(fs::file_size(path) == 5013);
+    REQUIRE(f->append("?").ok());
+    CHECK(read_all(*f) == "hello world!!" + big + "?");
+    REQUIRE(f->sync().ok());
+    // Whoever opens the file finds the zeros a reserve left after the last append.
+    REQUIRE(f->reserve(6000).ok());
+    REQUIRE(f->close().ok());
+    auto opened = logs.open("000001.wal");
+    REQUIRE(opened.ok());
+    CHECK((*opened)->size() == 6000);
+  }
+
+  SECTION("room ahead in an empty file comes after its first append") {
+    auto fresh = logs.create("000002.wal");
+    REQUIRE(fresh.ok());
+    REQUIRE((*fresh)->reserve(4096).ok());
+    // Nothing yet: a reader that opens the file now finds no zeros where its header belongs.
+    CHECK(fs::file_size(tmp.sub("db/000002.wal")) == 0);
+    REQUIRE((*fresh)->append("head").ok());
+    CHECK((*fresh)->size() == 4);
+    CHECK(fs::file_size(tmp.sub("db/000002.wal")) == 4096);
+    CHECK(read_all(**fresh) == "head");
   }
 
   SECTION("truncate cuts the tail; appends continue at the new end") {

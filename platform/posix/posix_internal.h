@@ -42,6 +42,12 @@ int open_at(int dir_fd, const std::string& name, int flags, mode_t mode = 0);
 Status write_all(int fd, std::string_view data, const std::string& label, const char* op,
                  size_t* written);
 
+// Writes all of `data` at `offset` (never on an O_APPEND descriptor: Linux would append),
+// retrying short writes. When `written` is not null it receives the bytes written, also on
+// failure.
+Status pwrite_all(int fd, uint64_t offset, std::string_view data, const std::string& label,
+                  const char* op, size_t* written);
+
 // Reads up to n bytes at `offset` into `scratch`; fewer only at the end of the file.
 Status pread_all(int fd, uint64_t offset, size_t n, char* scratch, const std::string& label,
                  std::string_view* result);

@@ -49,14 +49,18 @@ bool is_log_name(std::string_view name) {
 
 int close_fd(int fd) { return ::close(fd) == 0 ? 0 : errno; }
 
-// Writes all of `data` at the end of an O_APPEND descriptor (or at its file position), retrying
-// EINTR and short writes. *written receives the bytes written, also on failure.
-Status write_all(int fd, std::string_view data, const std::string& label, const char* op,
-                 size_t* written) {
+namespace {
+
+// Writes all of `data` with write_some(bytes, count, done) (a write(2) or pwrite(2) of the bytes
+// not yet written, `done` of them being written), retrying EINTR and short writes. *written
+// receives the bytes written, also on failure.
+template <typename WriteSome>
+Status write_loop(std::string_view data, const std::string& label, const char* op, size_t* written,
+                  WriteSome&& write_some) {
   size_t done = 0;
   Status s;
   while (done < data.size()) {
-    ssize_t r = ::write(fd, data.data() + done, data.size() - done);
+    ssize_t r = write_some(data.data() + done, data.size() - done, done);
     if (r < 0) {
       if (errno == EINTR) continue;
       s = posix_error(label, op, errno);
@@ -70,6 +74,23 @@ Status write_all(int fd, std::string_view data, const std::string& label, const 
   }
   if (written != nullptr) *written = done;
   return s;
+}
+
+}  // namespace
+
+// Writes all of `data` at the end of an O_APPEND descriptor (or at its file position).
+Status write_all(int fd, std::string_view data, const std::string& label, const char* op,
+                 size_t* written) {
+  return write_loop(data, label, op, written,
+                    [&](const char* p, size_t n, size_t) { return ::write(fd, p, n); });
+}
+
+// Writes all of `data` at `offset`.
+Status pwrite_all(int fd, uint64_t offset, std::string_view data, const std::string& label,
+                  const char* op, size_t* written) {
+  return write_loop(data, label, op, written, [&](const char* p, size_t n, size_t done) {
+    return ::pwrite(fd, p, n, static_cast<off_t>(offset + done));
+  });
 }
 
 // Reads up to n bytes at offset into scratch, stopping early only at the end of the file.

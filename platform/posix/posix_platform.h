@@ -10,8 +10,10 @@
 //     reached by two paths is one entry), refuses a second handle before it touches anything.
 //     Either conflict fails with Code::Busy. Destroying the Storage releases the lock.
 //   - Log files are opened with O_APPEND: append() is one write() (retried on EINTR and on short
-//     writes, never buffered: the WAL batches itself), sync() is fdatasync, read_at() is pread,
-//     truncate() is ftruncate.
+//     writes, never buffered: the WAL batches itself), sync() is fdatasync, read_at() is pread
+//     (ending at size()), truncate() is ftruncate. reserve() writes zeros up to the size asked
+//     (not synced: the next sync() takes them along) and turns O_APPEND off; appends are then
+//     pwrites at size(), over the zeros, so a sync after them need not grow the file.
 //   - Objects are written through a 64 KiB buffer into "<name>.partial" and renamed to their
 //     name by finish(), after an fdatasync; abort() removes the partial file. A reader therefore
 //     never sees half an object under its name, and ObjectStore::open() of an unfinished object is

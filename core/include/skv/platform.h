@@ -14,7 +14,8 @@
 // Thread safety: Storage, LogStore, ObjectStore, Clock and Executor must be safe to call from
 // several threads at once, and so must MemoryBlocks. A LogFile or ObjectWriter is used by one
 // thread at a time, except that LogFile::read_at and ObjectReader::read_at may run concurrently
-// with each other and with appends to a different region.
+// with each other and with appends to a different region, and LogFile::size with an append (it
+// returns the size from before or after it).
 //
 // Errors: every failure is a Status whose message names the file. Running out of space is
 // Code::Quota; any other failure of the underlying system is Code::IO.
