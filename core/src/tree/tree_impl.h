@@ -166,7 +166,7 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   std::shared_ptr<MemTable> new_memtable() const {
     size_t expected_keys = options_.memtable_size / 1024;
     if (mem_ != nullptr) expected_keys = std::max(expected_keys, mem_->distinct_keys());
-    return std::make_shared<MemTable>(arena_block_size(), expected_keys, memory_blocks_);
+    return std::make_shared<MemTable>(arena_block_size(), expected_keys, memtable_blocks_);
   }
   void delete_obsolete_files();  // REQUIRES: mu_ held
 
@@ -236,6 +236,9 @@ class TreeImpl final : public std::enable_shared_from_this<TreeImpl>,
   Versioning versioning_;
   std::shared_ptr<Platform> platform_;
   std::shared_ptr<MemoryBlocks> memory_blocks_;  // platform_->memory_blocks(), set at open
+  // The memtables' blocks: memory_blocks_, with the blocks of flushed memtables kept for the
+  // next ones, up to memtable_size (memtable/recycled_blocks.h). Set at open.
+  std::shared_ptr<MemoryBlocks> memtable_blocks_;
   std::unique_ptr<Storage> storage_;
   // The ciphers of an encrypted database (null for a plaintext one), set at open before any file
   // is read. Declared before the caches, which refer to it, so it outlives them.

@@ -13,6 +13,7 @@
 #include "crypto/sealed_pointer.h"
 #include "format/file_names.h"
 #include "memtable/batch_insert.h"
+#include "memtable/recycled_blocks.h"
 #include "tree/tree_impl.h"
 #include "txn/transaction_impl.h"
 #include "util/status_macros.h"
@@ -132,6 +133,7 @@ Status TreeImpl::open_impl() {
   if (!memory_blocks_) {
     return Status::invalid_argument("options: the platform's memory_blocks() returned no source");
   }
+  memtable_blocks_ = std::make_shared<RecycledBlocks>(memory_blocks_, options_.memtable_size);
   StorageOptions storage_options;
   storage_options.create_if_missing = options_.create_if_missing;
   storage_options.marker = current_file_name();
