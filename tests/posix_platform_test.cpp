@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -232,6 +234,33 @@ TEST_CASE("log files append, read, sync, truncate and close", "[posix][log]") {
     CHECK((*fresh)->size() == 4);
     CHECK(fs::file_size(tmp.sub("db/000002.wal")) == 4096);
     CHECK(read_all(**fresh) == "head");
+  }
+
+  SECTION("zeros that cannot be laid after an empty file's first append do not fail it") {
+    // A file size limit makes the deferred zeros fail part way (EFBIG) once the record is in.
+    struct rlimit before;
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction old_action;
+    REQUIRE(::sigaction(SIGXFSZ, &ignore, &old_action) == 0);
+    auto fresh = logs.create("000003.wal");
+    REQUIRE(fresh.ok());
+    REQUIRE((*fresh)->reserve(1 << 20).ok());
+    struct rlimit small = before;
+    small.rlim_cur = 8192;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    Status first = (*fresh)->append("head");
+    Status second = (*fresh)->append("tail");
+    const uintmax_t on_disk = fs::file_size(tmp.sub("db/000003.wal"));
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &before) == 0);
+    REQUIRE(::sigaction(SIGXFSZ, &old_action, nullptr) == 0);
+    INFO(first.to_string() << " / " << second.to_string());
+    CHECK(first.ok());
+    CHECK(second.ok());
+    CHECK(on_disk == 8192);  // the zeros stopped at the limit
+    CHECK((*fresh)->size() == 8);
+    CHECK(read_all(**fresh) == "headtail");
   }
 
   SECTION("truncate cuts the tail; appends continue at the new end") {

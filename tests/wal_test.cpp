@@ -108,6 +108,7 @@ struct ReadAll {
   std::vector<uint64_t> offsets;
   Status status;
   bool torn = false;
+  bool hole = false;
   uint64_t valid_end = 0;
 };
 
@@ -132,6 +133,7 @@ ReadAll read_all(const std::string& bytes, bool serve_views = false, FileKind ki
     out.offsets.push_back(off);
   }
   out.torn = reader.torn_tail();
+  out.hole = reader.hole();
   out.valid_end = reader.valid_end();
   if (reads != nullptr) *reads = st->reads;
   return out;
@@ -492,6 +494,64 @@ TEST_CASE("a tail of zero bytes from a sector boundary is torn", "[wal]") {
   REQUIRE(z.status.ok());
   CHECK(z.torn);
   CHECK(z.valid_end == 0);
+}
+
+TEST_CASE("a hole of zero sectors with data after it ends the file at the record it hits",
+          "[wal]") {
+  // Pages of a write that was never synced reach storage in any order: an unwritten one reads as
+  // the zeros reserved before, and written ones follow it.
+  std::mt19937_64 rng(31);
+  std::vector<std::string> records;
+  for (int i = 0; i < 40; ++i) records.push_back(random_payload(rng, 1 + rng() % 700));
+  std::vector<uint64_t> offsets;
+  const std::string bytes = write_records(records, &offsets);
+  const uint64_t sector = log::kSectorSize;
+  for (uint64_t h = sector; h + sector < bytes.size(); h += sector) {
+    for (uint64_t len : {sector, 3 * sector}) {
+      if (h + len >= bytes.size()) continue;  // data must follow the hole
+      INFO("zero sectors at " << h << ", " << len << " bytes");
+      std::string holed = bytes;
+      std::fill_n(holed.begin() + static_cast<std::ptrdiff_t>(h), len, '\0');
+      ReadAll r = read_all(holed);
+      // The record the hole starts in (or just after, when the hole covers the rest of one
+      // record and a next header) is the first not read.
+      size_t hit = 0;
+      while (hit + 1 < offsets.size() && offsets[hit + 1] <= h) ++hit;
+      REQUIRE(r.status.ok());
+      CHECK(r.torn);
+      CHECK(r.hole);
+      REQUIRE(r.records.size() == hit);
+      CHECK(std::equal(r.records.begin(), r.records.end(), records.begin()));
+      CHECK(r.valid_end == offsets[hit]);
+    }
+  }
+  // A new segment whose first sector (its header) never reached the disk.
+  std::string headless = bytes;
+  std::fill_n(headless.begin(), sector, '\0');
+  ReadAll h = read_all(headless);
+  REQUIRE(h.status.ok());
+  CHECK(h.torn);
+  CHECK(h.hole);
+  CHECK(h.records.empty());
+  CHECK(h.valid_end == 0);
+  // Zeros that do not fill an aligned sector are damage, as is a zero length in a written
+  // sector.
+  const uint64_t mid = offsets[20];
+  std::string short_run = bytes;
+  const uint64_t aligned = (mid / sector + 1) * sector;
+  std::fill(short_run.begin() + static_cast<std::ptrdiff_t>(aligned + 1),
+            short_run.begin() + static_cast<std::ptrdiff_t>(aligned + sector), '\0');
+  ReadAll r = read_all(short_run);
+  CHECK(r.status.is_corruption());
+  CHECK_FALSE(r.hole);
+  size_t in_sector = 21;  // a record whose header lies inside one sector, not at its start
+  while (offsets[in_sector] % sector == 0 || offsets[in_sector] % sector > sector - 8) ++in_sector;
+  REQUIRE(in_sector + 1 < offsets.size());
+  std::string zero_length = bytes;
+  for (size_t i = 0; i < 8; ++i) zero_length[offsets[in_sector] + i] = '\0';
+  ReadAll z = read_all(zero_length);
+  CHECK(z.status.is_corruption());
+  CHECK(z.status.message().find("zero record length") != std::string::npos);
 }
 
 TEST_CASE("a damaged byte in a middle record is corruption naming file and offset", "[wal]") {

@@ -44,6 +44,24 @@ std::string surviving_bytes(const MemoryFile& file, uint64_t* rng) {
   return file.data.substr(0, static_cast<size_t>(keep));
 }
 
+// With holes: a log file keeps all its bytes, but each 4 KiB page holding unsynced bytes is left
+// unwritten (its unsynced bytes read as zeros) with odds of one in three, drawn from *rng.
+// REQUIRES: file.mu held.
+std::string surviving_bytes_with_holes(const MemoryFile& file, uint64_t* rng) {
+  if (file.durable_override || file.is_object) return surviving_bytes(file, nullptr);
+  constexpr uint64_t kPage = 4096;
+  std::string bytes = file.data;
+  const uint64_t synced = std::min<uint64_t>(file.synced, bytes.size());
+  for (uint64_t page = synced / kPage * kPage; page < bytes.size(); page += kPage) {
+    if (splitmix64_next(rng) % 3 != 0) continue;
+    const uint64_t from = std::max(page, synced);
+    const uint64_t to = std::min<uint64_t>(page + kPage, bytes.size());
+    std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(from),
+              bytes.begin() + static_cast<std::ptrdiff_t>(to), '\0');
+  }
+  return bytes;
+}
+
 // Applies `edit(byte, index)` to bytes [offset, offset + n) of the live file `name`, and to the
 // same bytes of the durable copy a truncate since the last sync kept (it shares the offsets), so
 // the change survives a crash as a disk corruption would. Takes db.mu.
@@ -138,6 +156,12 @@ Result<std::unique_ptr<Storage>> MemoryPlatform::open_storage(const std::string&
 }
 
 void MemoryPlatform::crash(uint64_t seed, bool tear) {
+  crash_impl(seed, tear ? CrashKind::Torn : CrashKind::Clean);
+}
+
+void MemoryPlatform::crash_with_holes(uint64_t seed) { crash_impl(seed, CrashKind::Holes); }
+
+void MemoryPlatform::crash_impl(uint64_t seed, CrashKind kind) {
   uint64_t rng = seed;
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [path, db] : dbs_) {  // in path order, so the draws replay
@@ -153,7 +177,9 @@ void MemoryPlatform::crash(uint64_t seed, bool tear) {
       auto copy = std::make_shared<MemoryFile>();
       {
         std::lock_guard<std::mutex> file_lock(file->mu);
-        copy->data = surviving_bytes(*file, tear ? &rng : nullptr);
+        copy->data = kind == CrashKind::Holes
+                         ? surviving_bytes_with_holes(*file, &rng)
+                         : surviving_bytes(*file, kind == CrashKind::Torn ? &rng : nullptr);
         copy->is_object = file->is_object;
       }
       copy->synced = copy->data.size();

@@ -102,6 +102,12 @@ class MemoryPlatform final : public Platform {
   // An object whose writer had not finished survives (if its name does) as a finished object
   // holding its surviving bytes, as a file on disk would.
   void crash(uint64_t seed, bool tear);
+  // The same power failure, with the unsynced bytes of log files written back out of order:
+  // each such file keeps its length, and each 4 KiB page holding unsynced bytes may have stayed
+  // unwritten (those bytes read as zeros; odds of one in three per page, drawn from `seed`), as
+  // pages of an unsynced write can reach a disk in any order. Objects lose their unsynced bytes
+  // as with crash(seed, false).
+  void crash_with_holes(uint64_t seed);
 
   // Caps the bytes (files plus pointer records) of the database at `path`, existing or future.
   // kNoQuota removes the cap. Bytes already stored beyond a new cap stay.
@@ -131,6 +137,8 @@ class MemoryPlatform final : public Platform {
   uint64_t total_bytes() const;
 
  private:
+  enum class CrashKind { Clean, Torn, Holes };
+  void crash_impl(uint64_t seed, CrashKind kind);
   std::shared_ptr<MemoryDatabase> find(const std::string& path) const;
 
   FakeClock clock_;

@@ -49,7 +49,11 @@ class PosixLogFile final : public LogFile {
     size_.store(at + written, std::memory_order_release);
     stored_ = std::max(stored_, at + written);
     SKV_RETURN_IF_ERROR(s);
-    if (deferred_room_ > stored_) return lay_zeros(std::exchange(deferred_room_, 0));
+    if (deferred_room_ > stored_) {
+      // The record is written; the zeros only make later syncs cheaper. If they cannot be laid
+      // (a full disk, a file size limit), appends go on without them rather than fail.
+      static_cast<void>(lay_zeros(std::exchange(deferred_room_, 0)));
+    }
     return Status::OK();
   }
 

@@ -132,7 +132,9 @@ Status check_log_records(const LogFile& file, FileKind kind, uint64_t number,
   }
   if (reader.torn_tail() && file.size() > 0) {
     const std::string where =
-        "ends in a torn record at offset " + std::to_string(reader.valid_end());
+        reader.hole() ? "ends at a hole (unwritten sectors of a write never synced) at offset " +
+                            std::to_string(reader.valid_end())
+                      : "ends in a torn record at offset " + std::to_string(reader.valid_end());
     if (!may_tear) return Status::corruption(label + ": " + where);
     out->note = where;
   }

@@ -39,6 +39,11 @@ bool Reader::end_with_torn_tail() {
   return false;
 }
 
+bool Reader::end_with_hole() {
+  hole_ = true;
+  return end_with_torn_tail();
+}
+
 // Whether a record of `length` (already known to fit in the file) at `offset` carries a correct
 // checksum. Charges `length` to *budget; if the budget cannot pay, sets it to 0 and says no.
 Result<bool> Reader::record_checks_out(uint64_t offset, uint32_t length, uint32_t masked_crc,
@@ -74,6 +79,31 @@ Result<bool> Reader::intact_record_after(uint64_t begin, uint64_t end) {
   return false;
 }
 
+// Whether the record at `begin` (ending at `end`, or only its header known) lies over a hole:
+// an unwritten stretch of a write that was never synced (docs/wal.md, "Holes"). A hole is zeros
+// either from `begin` to the end of its sector (`begin` ends the last good record, where the last
+// sync may have ended inside a sector), or over a whole aligned sector that starts inside the
+// record. Sectors are clipped at the end of the file.
+Result<bool> Reader::over_hole(uint64_t begin, uint64_t end) {
+  const uint64_t file_end = in_.file_size();
+  auto zeros = [&](uint64_t from, uint64_t to) -> Result<bool> {
+    to = std::min(to, file_end);
+    if (from >= to) return false;
+    SKV_ASSIGN_OR_RETURN(std::string_view bytes, in_.fetch(from, static_cast<size_t>(to - from)));
+    return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+  };
+  const uint64_t first = (begin + kSectorSize - 1) / kSectorSize * kSectorSize;
+  if (first > begin) {
+    SKV_ASSIGN_OR_RETURN(bool rest_of_sector, zeros(begin, first));
+    if (rest_of_sector) return true;
+  }
+  for (uint64_t h = first; h < std::min(end, file_end); h += kSectorSize) {
+    SKV_ASSIGN_OR_RETURN(bool sector, zeros(h, h + kSectorSize));
+    if (sector) return true;
+  }
+  return false;
+}
+
 Status Reader::read_header(FileHeader* header) {
   if (header_checked_) {
     if (!header_status_.ok()) return header_status_;
@@ -85,11 +115,19 @@ Status Reader::read_header(FileHeader* header) {
   Result<FileHeader> decoded = decode_file_header(bytes, kind_, file_->name());
   if (!decoded.ok()) {
     SKV_ASSIGN_OR_RETURN(bool torn, in_.header_torn(bytes, kind_));
-    if (!torn) return decoded.status();
+    bool hole = false;
+    if (!torn) {
+      SKV_ASSIGN_OR_RETURN(hole, over_hole(0, kFileHeaderSize));
+      if (!hole) return decoded.status();
+    }
     header_checked_ = true;
     pos_ = 0;
     valid_end_ = 0;
-    end_with_torn_tail();
+    if (hole) {
+      end_with_hole();
+    } else {
+      end_with_torn_tail();
+    }
     return Status();
   }
   Result<std::shared_ptr<const crypto::FileCipher>> cipher =
@@ -134,6 +172,9 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
   if (length == 0) {
     SKV_ASSIGN_OR_RETURN(bool zeros, in_.zero_from(payload_offset));
     if (zeros) return end_with_torn_tail();
+    // A length of zero is never written: zeros over the header may be a hole.
+    SKV_ASSIGN_OR_RETURN(bool hole, over_hole(pos_, payload_offset));
+    if (hole) return end_with_hole();
     return corruption(pos_, "zero record length");
   }
   if (length > kMaxRecordSize) {
@@ -182,6 +223,8 @@ Result<bool> Reader::read_record(std::string* record, uint64_t* offset) {
       SKV_ASSIGN_OR_RETURN(bool intact, intact_record_after(payload_offset + 1, in_.file_size()));
       if (!intact) return end_with_torn_tail();
     }
+    SKV_ASSIGN_OR_RETURN(bool hole, over_hole(pos_, record_end));
+    if (hole) return end_with_hole();
     return corruption(pos_, "checksum mismatch");
   }
   if (cipher_ != nullptr) {

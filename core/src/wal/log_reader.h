@@ -32,8 +32,8 @@ class Reader {
   // Checks the header (Corruption naming the file if bad) and fills *header. An empty file, a
   // file cut inside its header, or a file of zero bytes only, is accepted as a torn tail at
   // offset 0: OK, *header untouched, torn_tail() true, valid_end() 0, and read_record returns
-  // false. Called by the first read_record if not called before; later calls return the
-  // header read the first time.
+  // false. So is a first sector of zeros with data after it (a hole, below; hole() true). Called by
+  // the first read_record if not called before; later calls return the header read the first time.
   //
   // Then the file's cipher is found with crypto::cipher_for_header(ciphers, header, file name),
   // and its errors are returned here, by name, before any record is read: Encryption/
@@ -58,6 +58,14 @@ class Reader {
   // past the end of the file while an intact record starts inside the claimed extent (the length
   // itself is damaged).
   //
+  // Hole (also false, torn_tail() and hole() true): a record with a zero length or a failed
+  // checksum that is zero from its start to the end of that 512-byte sector, or over an aligned
+  // sector of zeros that starts inside it (inside the header for a zero length), whatever
+  // follows. Pages of an unsynced write can reach storage in any order, so one that did not
+  // reads as the zeros that were there before (room reserved ahead, or a file's unwritten
+  // blocks) while later ones hold data. Nothing synced lies at or after such a hole: a sync
+  // writes every page before it returns.
+  //
   // In an encrypted file the framing is checked on the stored (sealed) bytes as above, so a torn
   // tail is told exactly as in a plaintext file; a record whose checksum passes is then opened at
   // its offset and *record is the opened payload. A record that fails authentication (moved,
@@ -71,6 +79,8 @@ class Reader {
 
   // After read_record returned false: whether the end was a torn tail rather than a clean end.
   bool torn_tail() const { return torn_tail_; }
+  // After a torn tail: whether it was a hole with data after it rather than a cut end.
+  bool hole() const { return hole_; }
   // The file offset just past the last good record (or header).
   uint64_t valid_end() const { return valid_end_; }
 
@@ -83,6 +93,7 @@ class Reader {
   bool header_checked_ = false;
   Status header_status_;  // a sticky error of read_header
   bool torn_tail_ = false;
+  bool hole_ = false;
   uint64_t pos_ = 0;
   uint64_t valid_end_ = 0;
   bool at_end_ = false;  // read_record returned false; it keeps doing so
@@ -93,7 +104,9 @@ class Reader {
   Result<bool> record_checks_out(uint64_t offset, uint32_t length, uint32_t masked_crc,
                                  uint64_t* budget);
   Status corruption(uint64_t offset, const std::string& what) const;
+  Result<bool> over_hole(uint64_t begin, uint64_t end);
   bool end_with_torn_tail();
+  bool end_with_hole();
 };
 
 }  // namespace skv::log
