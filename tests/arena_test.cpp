@@ -67,3 +67,18 @@ TEST_CASE("an arena takes every block from its source and gives each back once",
   CHECK(blocks->bad_releases() == 0);
   CHECK(blocks.use_count() == 1);  // the arena let go of its source
 }
+
+TEST_CASE("an arena fills the buffer it starts with before taking a block", "[arena]") {
+  alignas(Arena::kAlignment) char initial[256];
+  Arena arena(Arena::kMinBlockSize, 0, initial, sizeof(initial));
+  char* a = arena.allocate(100);
+  char* b = arena.allocate_aligned(100);
+  CHECK(a == initial);
+  CHECK(b >= initial + 100);
+  CHECK(b + 100 <= initial + sizeof(initial));
+  CHECK(reinterpret_cast<uintptr_t>(b) % Arena::kAlignment == 0);
+  CHECK(arena.memory_usage() == 0);  // the buffer is its owner's
+  char* c = arena.allocate(100);     // no room left: the first block
+  CHECK((c < initial || c >= initial + sizeof(initial)));
+  CHECK(arena.memory_usage() >= Arena::kMinBlockSize);
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "skv/options.h"
@@ -51,6 +52,9 @@ class CheckScope {
 }  // namespace
 
 struct CommitPipeline::Request {
+  Request() = default;
+  explicit Request(WriteBatch&& b) : batch(std::move(b)) {}
+
   WriteBatch batch;
   std::string_view record;  // batch.encoded(), once the batch has its sequence number
   SequenceNumber seq = 0;
@@ -161,8 +165,7 @@ void CommitPipeline::forget_through(SequenceNumber seq, bool force) {
 
 CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, bool check_conflicts,
                                     bool sync) {
-  auto req = std::make_shared<Request>();
-  req->batch = std::move(batch);
+  auto req = std::make_shared<Request>(std::move(batch));
   req->record = req->batch.encoded();
   req->keys = req->batch.count();
   req->sync = sync;
@@ -201,7 +204,8 @@ CommitFuture CommitPipeline::commit(WriteBatch batch, SequenceNumber snapshot, b
       if (it != inflight_.end()) {
         it->second = req->seq;
       } else {
-        inflight_.emplace(std::string(key), req->seq);
+        inflight_.emplace(std::piecewise_construct, std::forward_as_tuple(key),
+                          std::forward_as_tuple(req->seq));
       }
     });
     std::lock_guard<std::mutex> q(queue_mu_);

@@ -48,6 +48,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -199,15 +200,43 @@ class CommitPipeline {
   std::mutex commit_mu_;
   SequenceNumber last_allocated_ = 0;
   uint64_t last_timestamp_ = 0;
+  // A key of the in-flight set, held inside the set's node when it is short (most keys), so an
+  // entry costs one allocation rather than a node and a string.
+  class InflightKey {
+   public:
+    explicit InflightKey(std::string_view key) : size_(key.size()) {
+      char* to = inline_;
+      if (size_ > kInline) {
+        heap_ = std::make_unique<char[]>(size_);
+        to = heap_.get();
+      }
+      if (size_ > 0) std::memcpy(to, key.data(), size_);
+    }
+    InflightKey(const InflightKey&) = delete;
+    InflightKey& operator=(const InflightKey&) = delete;
+    std::string_view view() const { return {size_ > kInline ? heap_.get() : inline_, size_}; }
+    operator std::string_view() const { return view(); }
+
+   private:
+    static constexpr size_t kInline = 40;
+    size_t size_;
+    std::unique_ptr<char[]> heap_;
+    char inline_[kInline];
+  };
   struct KeyHash {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+    size_t operator()(const InflightKey& key) const { return (*this)(key.view()); }
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
   // key -> the newest commit that writes it, queued or applied, among the commits after
   // forgotten_through_ (looked up by string_view, no copies). A failed commit's keys leave at
   // once; an applied commit's when the leader applies it while no check is counted, or later in
   // forget_applied().
-  std::unordered_map<std::string, SequenceNumber, KeyHash, std::equal_to<>> inflight_;
+  std::unordered_map<InflightKey, SequenceNumber, KeyHash, KeyEqual> inflight_;
   // Commits up to this one may have left the set (all of them applied): a check that started
   // from an older visible sequence number looks its keys up again under the lock.
   SequenceNumber forgotten_through_ = 0;

@@ -15,6 +15,13 @@ Arena::Arena(size_t block_size, size_t first_block_size, std::shared_ptr<MemoryB
   assert(source_ != nullptr);
 }
 
+Arena::Arena(size_t block_size, size_t first_block_size, char* initial, size_t initial_bytes)
+    : Arena(block_size, first_block_size) {
+  assert((reinterpret_cast<uintptr_t>(initial) & (kAlignment - 1)) == 0);
+  alloc_ptr_ = initial;
+  alloc_bytes_remaining_ = initial_bytes;
+}
+
 Arena::~Arena() {
   for (const Block& b : blocks_) source_->release(b.data, b.bytes);
 }

@@ -39,6 +39,11 @@ class Arena {
   // REQUIRES: source != nullptr.
   explicit Arena(size_t block_size = kBlockSize, size_t first_block_size = 0,
                  std::shared_ptr<MemoryBlocks> source = heap_memory_blocks());
+  // An arena that carves small allocations from `initial` (`initial_bytes` long, aligned to
+  // kAlignment, not owned, outliving the arena) before taking any block from the heap: an owner
+  // that embeds a small buffer makes an arena that stays within it cost no allocation. `initial`
+  // is not counted in memory_usage().
+  Arena(size_t block_size, size_t first_block_size, char* initial, size_t initial_bytes);
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena();

@@ -92,8 +92,13 @@ struct BufferStore {
   // allocator's small-size caches).
   static constexpr size_t kBlockSize = 4096;
   static constexpr size_t kFirstBlockSize = 1024;
+  // Bytes inside the store itself that the arena fills before its first block: the skiplist's
+  // head and a write or two, so a transaction of one small write allocates no block.
+  static constexpr size_t kInlineBytes = 512;
 
-  BufferStore() : arena(kBlockSize, kFirstBlockSize), list(BufferEntryOrder(), &arena) {}
+  BufferStore()
+      : arena(kBlockSize, kFirstBlockSize, inline_bytes, kInlineBytes),
+        list(BufferEntryOrder(), &arena) {}
   BufferStore(const BufferStore&) = delete;
   BufferStore& operator=(const BufferStore&) = delete;
 
@@ -105,6 +110,7 @@ struct BufferStore {
   BufferEntry* add(uint64_t seq, std::string_view key, std::string_view value, bool is_delete,
                    uint64_t timestamp);
 
+  alignas(Arena::kAlignment) char inline_bytes[kInlineBytes];  // outlives the arena
   Arena arena;
   List list;
 };

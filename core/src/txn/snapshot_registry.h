@@ -17,11 +17,13 @@
 #ifndef SKV_TXN_SNAPSHOT_REGISTRY_H_
 #define SKV_TXN_SNAPSHOT_REGISTRY_H_
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "format/internal_key.h"
@@ -38,7 +40,7 @@ class SnapshotRegistry {
     Stripe& s = stripes_[thread_stripe(kStripes)];
     std::lock_guard<std::mutex> lock(s.mu);
     SequenceNumber seq = visible.load(std::memory_order_acquire);
-    ++s.counts[seq];
+    s.add(seq);
     return seq;
   }
 
@@ -47,7 +49,7 @@ class SnapshotRegistry {
   void retain(SequenceNumber seq) {
     Stripe& s = stripes_[thread_stripe(kStripes)];
     std::lock_guard<std::mutex> lock(s.mu);
-    ++s.counts[seq];
+    s.add(seq);
   }
 
   // Releases one registration of `seq`. REQUIRES: it was acquired and not yet released.
@@ -56,10 +58,7 @@ class SnapshotRegistry {
     for (size_t i = 0; i < kStripes; ++i) {
       Stripe& s = stripes_[(mine + i) % kStripes];
       std::lock_guard<std::mutex> lock(s.mu);
-      auto it = s.counts.find(seq);
-      if (it == s.counts.end()) continue;
-      if (--it->second == 0) s.counts.erase(it);
-      return;
+      if (s.remove(seq)) return;
     }
   }
 
@@ -89,9 +88,33 @@ class SnapshotRegistry {
   }
 
  private:
+  // A stripe's registrations: (sequence number, count) pairs ascending by sequence number. A
+  // stripe holds a few threads' transactions, so a flat vector is short, and once grown it
+  // registers without allocating (a map took a node for nearly every transaction, since each
+  // tends to read at a newer sequence number than the one before).
   struct alignas(64) Stripe {
     mutable std::mutex mu;
-    std::map<SequenceNumber, int> counts;  // guarded by mu
+    std::vector<std::pair<SequenceNumber, int>> counts;  // guarded by mu
+
+    // REQUIRES: mu held.
+    void add(SequenceNumber seq) {
+      auto it = std::lower_bound(counts.begin(), counts.end(), seq,
+                                 [](const auto& e, SequenceNumber v) { return e.first < v; });
+      if (it != counts.end() && it->first == seq) {
+        ++it->second;
+      } else {
+        counts.insert(it, {seq, 1});
+      }
+    }
+    // Whether `seq` was registered here (one registration of it is then dropped). REQUIRES: mu
+    // held.
+    bool remove(SequenceNumber seq) {
+      auto it = std::lower_bound(counts.begin(), counts.end(), seq,
+                                 [](const auto& e, SequenceNumber v) { return e.first < v; });
+      if (it == counts.end() || it->first != seq) return false;
+      if (--it->second == 0) counts.erase(it);
+      return true;
+    }
   };
 
   // Holds every stripe's lock, taken in index order.

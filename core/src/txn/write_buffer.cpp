@@ -242,21 +242,31 @@ void WriteBuffer::clear() {
 }
 
 WriteBatch WriteBuffer::to_batch() const {
-  WriteBatch batch;
-  if (store_ == nullptr) return batch;
+  if (store_ == nullptr) return WriteBatch();
   BufferStore::List::Iterator it(&store_->list);
-  const BufferEntry* last = nullptr;
-  for (it.seek_first(); it.valid(); it.next()) {
-    const BufferEntry* e = it.key();
-    // The first alive version of a key is its current one; older ones are kept for savepoints.
-    if (!e->alive() || (last != nullptr && last->key() == e->key())) continue;
-    last = e;
+  // The current version of each key: the first alive one; older ones are kept for savepoints.
+  auto each_current = [&](auto&& fn) {
+    const BufferEntry* last = nullptr;
+    for (it.seek_first(); it.valid(); it.next()) {
+      const BufferEntry* e = it.key();
+      if (!e->alive() || (last != nullptr && last->key() == e->key())) continue;
+      last = e;
+      fn(e);
+    }
+  };
+  // Sized first, so the record is built in one allocation.
+  size_t bytes = 0;
+  each_current([&](const BufferEntry* e) {
+    bytes += WriteBatch::entry_bound(e->key().size(), e->is_delete ? 0 : e->value().size());
+  });
+  WriteBatch batch(bytes);
+  each_current([&](const BufferEntry* e) {
     if (e->is_delete) {
       batch.del(e->key(), e->timestamp);
     } else {
       batch.put(e->key(), e->value(), e->timestamp);
     }
-  }
+  });
   return batch;
 }
 

@@ -66,6 +66,11 @@ Status decode_entry(std::string_view record, std::string_view* in, WriteBatch::E
 
 }  // namespace
 
+WriteBatch::WriteBatch(size_t entry_bytes) {
+  rep_.reserve(kBatchHeaderSize + entry_bytes);
+  clear();
+}
+
 void WriteBatch::clear() {
   rep_.assign(kBatchHeaderSize, '\0');
   count_ = 0;
@@ -91,6 +96,11 @@ void WriteBatch::append(ValueKind kind, std::string_view key, uint64_t timestamp
   rep_.append(key.data(), key.size());
   if (timestamp != 0) put_fixed64(&rep_, timestamp);
   ++count_;
+}
+
+size_t WriteBatch::entry_bound(size_t key_size, size_t value_size) {
+  // tag, key length, key, timestamp, value length, value
+  return 1 + kMaxVarint32Bytes + key_size + 8 + kMaxVarint32Bytes + value_size;
 }
 
 void WriteBatch::put(std::string_view key, std::string_view value, uint64_t timestamp) {

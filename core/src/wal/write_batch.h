@@ -32,6 +32,9 @@ namespace skv {
 class WriteBatch {
  public:
   WriteBatch() { clear(); }
+  // An empty batch with room for `entry_bytes` of entries (see entry_bound), so the puts and
+  // deletes that fill it do not reallocate.
+  explicit WriteBatch(size_t entry_bytes);
 
   void clear();
   void set_sequence(SequenceNumber seq);
@@ -47,6 +50,8 @@ class WriteBatch {
   void put(std::string_view key, std::string_view value, uint64_t timestamp);
   void del(std::string_view key, uint64_t timestamp);
 
+  // The most bytes put() (with `value_size`) or del() (value_size 0) of a key of `key_size` adds.
+  static size_t entry_bound(size_t key_size, size_t value_size);
   // The encoded record (with the count filled in).
   const std::string& encoded();
   size_t approximate_size() const { return rep_.size(); }
