@@ -262,12 +262,15 @@ int run_wal(const Database& db, const OutputOptions& out, bool dump) {
             ",\"bytes\":" + std::to_string(file->size()) +
             ",\"records\":" + std::to_string(records) + ",\"entries\":" + std::to_string(entries) +
             ",\"torn_tail\":" + (reader.torn_tail() ? "true" : "false") +
+            ",\"hole\":" + (reader.hole() ? "true" : "false") +
             (dump ? ",\"dump\":[" + dumped + "]" : std::string()) +
             (s.ok() ? std::string() : "," + json_field("error", s.to_string(), false)) + "}";
       } else {
         std::printf("%s %" PRIu64 " bytes, %" PRIu64 " records, %" PRIu64 " entries%s\n",
                     name.c_str(), file->size(), records, entries,
-                    reader.torn_tail() ? ", a torn record at the end" : "");
+                    reader.hole() ? ", ending at a hole (unwritten sectors of a write never synced)"
+                    : reader.torn_tail() ? ", a torn record at the end"
+                                         : "");
       }
       if (!s.ok()) {
         failed = s;
