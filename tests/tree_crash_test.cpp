@@ -40,6 +40,21 @@ int visible_prefix(const Tree& tree, int attempted) {
   return n;
 }
 
+// Commits number *attempted: its key, and "last" set to it, with a value of up to `max_value`
+// bytes, Immediate one time in `immediate_one_in` (then *durable_floor moves up to it).
+void commit_next(Tree& tree, Rng& rng, uint64_t max_value, uint64_t immediate_one_in,
+                 int* attempted, int* durable_floor) {
+  Transaction tx = begin_or_fail(tree);
+  const int i = *attempted;
+  require_ok(tx.set(commit_key(i), std::string(rng.uniform(max_value), 'v')));
+  require_ok(tx.set("last", std::to_string(i)));
+  Durability d = rng.one_in(immediate_one_in) ? Durability::Immediate : Durability::Eventual;
+  tx.set_durability(d);
+  require_ok(tx.commit().wait());
+  ++*attempted;
+  if (d == Durability::Immediate) *durable_floor = *attempted;
+}
+
 }  // namespace
 
 TEST_CASE("after a crash every Immediate commit is there and the visible commits are a prefix",
@@ -61,15 +76,8 @@ TEST_CASE("after a crash every Immediate commit is there and the visible commits
         survived_before = before;
         const int commits = 1 + static_cast<int>(rng.uniform(300));
         for (int c = 0; c < commits; ++c) {
-          Transaction tx = begin_or_fail(tree);
-          const int i = attempted;
-          require_ok(tx.set(commit_key(i), std::string(rng.uniform(200), 'v')));
-          require_ok(tx.set("last", std::to_string(i)));
-          Durability d = rng.one_in(4) ? Durability::Immediate : Durability::Eventual;
-          tx.set_durability(d);
-          require_ok(tx.commit().wait());
-          ++attempted;
-          if (d == Durability::Immediate) durable_floor = attempted;
+          commit_next(tree, rng, /*max_value=*/200, /*immediate_one_in=*/4, &attempted,
+                      &durable_floor);
           if (rng.one_in(10)) p->queue_executor()->run_pending(1 + rng.uniform(3));
         }
         p->crash(rng.next(), rng.one_in(2));
@@ -101,15 +109,8 @@ TEST_CASE("after a crash that leaves holes in the WAL the tree opens with every 
       attempted = before;
       const int commits = 50 + static_cast<int>(rng.uniform(300));
       for (int c = 0; c < commits; ++c) {
-        Transaction tx = begin_or_fail(tree);
-        const int i = attempted;
-        require_ok(tx.set(commit_key(i), std::string(rng.uniform(300), 'v')));
-        require_ok(tx.set("last", std::to_string(i)));
-        Durability d = rng.one_in(20) ? Durability::Immediate : Durability::Eventual;
-        tx.set_durability(d);
-        require_ok(tx.commit().wait());
-        ++attempted;
-        if (d == Durability::Immediate) durable_floor = attempted;
+        commit_next(tree, rng, /*max_value=*/300, /*immediate_one_in=*/20, &attempted,
+                    &durable_floor);
       }
       p->crash_with_holes(rng.next());
       (void)tree.close();
